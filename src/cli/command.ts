@@ -1,0 +1,91 @@
+import { parseArgs } from "node:util";
+import { z } from "zod";
+
+/** A command-line flag; every flag can also come from the environment as BERTH_<FLAG_NAME>. */
+export interface Flag {
+  description: string;
+  type?: "string" | "boolean";
+  multiple?: boolean;
+}
+
+export interface CommandContext {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+export interface Command<S extends z.ZodType = z.ZodType> {
+  name: string;
+  summary: string;
+  flags: Record<string, Flag>;
+  /** Turns the raw flag values (strings, booleans, string arrays) into the command's config. */
+  config: S;
+  run(config: z.output<S>, context: CommandContext): Promise<number>;
+}
+
+/** A command with its config type erased, for tables of commands. */
+export type AnyCommand = Command<z.ZodType>;
+
+export function defineCommand<S extends z.ZodType>(command: Command<S>): AnyCommand {
+  return command as unknown as AnyCommand;
+}
+
+export class UsageError extends Error {
+  readonly code = "usage";
+}
+
+export function envName(flag: string): string {
+  return `BERTH_${flag.replaceAll("-", "_").toUpperCase()}`;
+}
+
+/** The only place that reads argv and env: flags win over BERTH_* variables, then zod validates. */
+export function parseConfig<S extends z.ZodType>(
+  command: Command<S>,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): z.output<S> {
+  const options = Object.fromEntries(
+    Object.entries(command.flags).map(([name, flag]) => [
+      name,
+      { type: flag.type ?? "string", multiple: flag.multiple ?? false },
+    ]),
+  );
+  let values: Record<string, unknown>;
+  try {
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const raw: Record<string, unknown> = {};
+  for (const [name, flag] of Object.entries(command.flags)) {
+    const fromEnv = env[envName(name)];
+    const value =
+      values[name] ??
+      (fromEnv === undefined || fromEnv === "" ? undefined : flag.multiple ? fromEnv.split(",") : fromEnv);
+    if (value !== undefined) raw[camelCase(name)] = value;
+  }
+  const parsed = command.config.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const flag = issue.path.length > 0 ? `--${kebabCase(String(issue.path[0]))}` : "config";
+      return `${flag} (or ${envName(kebabCase(String(issue.path[0] ?? "")))}): ${issue.message}`;
+    });
+    throw new UsageError(`invalid ${command.name} options:\n  ${problems.join("\n  ")}`);
+  }
+  return parsed.data;
+}
+
+function camelCase(name: string): string {
+  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function kebabCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** Booleans from flags (true) or the environment ("true", "false", "1", "0"). */
+export const booleanish = z
+  .union([z.boolean(), z.enum(["true", "false", "1", "0"])])
+  .transform((v) => v === true || v === "true" || v === "1");
+
+/** A TCP port from a flag or the environment. */
+export const port = z.coerce.number().int().min(0).max(65535);

@@ -1,0 +1,93 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Logger } from "../telemetry/logger.ts";
+import { ControlPlaneError } from "./errors.ts";
+
+export const packageRoot = fileURLToPath(new URL("../..", import.meta.url));
+export const goSourceDir = path.join(packageRoot, "hack", "control-plane");
+
+/** Hash of the Go program's sources: the binary is rebuilt whenever it changes. */
+export async function sourceHash(sourceDir = goSourceDir): Promise<string> {
+  const names = (await readdir(sourceDir))
+    .filter((n) => n.endsWith(".go") || n === "go.mod" || n === "go.sum")
+    .sort();
+  const hash = createHash("sha256");
+  for (const name of names) {
+    hash.update(name).update("\0").update(await readFile(path.join(sourceDir, name))).update("\0");
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
+/** Finds `go`: $GO, then PATH, then the usual install location. */
+export async function findGo(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const candidates = [env.GO, "go", "/usr/local/go/bin/go"].filter((c): c is string => Boolean(c));
+  for (const candidate of candidates) {
+    if (await runs(candidate, ["version"])) return candidate;
+  }
+  throw new ControlPlaneError(
+    "go_missing",
+    "the local control plane is built from Go sources, but no Go toolchain was found: install Go 1.24 or newer " +
+      "(https://go.dev/dl/ or your package manager) and put `go` on PATH, or set GO to its path",
+  );
+}
+
+function runs(command: string, args: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: "ignore" });
+    child.on("error", () => resolve(false));
+    child.on("exit", (code) => resolve(code === 0));
+  });
+}
+
+export interface EnsureBinaryOptions {
+  logger: Logger;
+  /** Where built binaries are kept; defaults to .berth/bin under the package root. */
+  binDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Returns the path of the control-plane binary for the current sources, building it if needed. */
+export async function ensureBinary(options: EnsureBinaryOptions): Promise<string> {
+  const env = options.env ?? process.env;
+  const binDir = options.binDir ?? path.join(packageRoot, ".berth", "bin");
+  const binary = path.join(binDir, `control-plane-${await sourceHash()}`);
+  if (existsSync(binary)) return binary;
+
+  const go = await findGo(env);
+  await mkdir(binDir, { recursive: true });
+  const partial = `${binary}.${process.pid}.partial`;
+  options.logger.info({ binary }, "building the control plane from hack/control-plane (a cold build takes minutes)");
+  const started = Date.now();
+  const output = await runGoBuild(go, partial, env);
+  if (output.code !== 0) {
+    await rm(partial, { force: true });
+    throw new ControlPlaneError("build_failed", `go build of hack/control-plane failed:\n${output.log.slice(-4000)}`);
+  }
+  // Rename is atomic, so concurrent builders never see a half-written binary.
+  await rename(partial, binary);
+  options.logger.info({ binary, seconds: (Date.now() - started) / 1000 }, "control plane built");
+  return binary;
+}
+
+function runGoBuild(go: string, output: string, env: NodeJS.ProcessEnv): Promise<{ code: number; log: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(go, ["build", "-o", output, "."], {
+      cwd: goSourceDir,
+      env: { ...env, CGO_ENABLED: "0", GOTOOLCHAIN: "local" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let log = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code: code ?? 1, log }));
+  });
+}

@@ -1,0 +1,23 @@
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { type ControlPlane, startControlPlane } from "../../src/control-plane/control-plane.ts";
+import { createLogger } from "../../src/telemetry/logger.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    kubeconfigPath: string;
+  }
+}
+
+let controlPlane: ControlPlane | undefined;
+
+/** One real control plane per integration run; a failure to start fails the run, never skips it. */
+export async function setup(project: TestProject): Promise<void> {
+  const dir = path.resolve(".berth", `test-cluster-${process.pid}`);
+  controlPlane = await startControlPlane({ dir, logger: createLogger({ level: "warn" }) });
+  project.provide("kubeconfigPath", controlPlane.kubeconfigPath);
+}
+
+export async function teardown(): Promise<void> {
+  await controlPlane?.stop();
+}
