@@ -42,6 +42,7 @@ func main() {
 	port := flag.Int("port", 0, "apiserver secure port (0: pick a free one)")
 	verbosity := flag.String("v", "0", "apiserver log verbosity")
 	watchStdin := flag.Bool("exit-on-stdin-close", false, "shut down when stdin closes (the parent died)")
+	ephemeral := flag.Bool("ephemeral", false, "remove --data-dir on exit")
 	flag.Parse()
 	if *watchStdin {
 		go func() {
@@ -52,7 +53,11 @@ func main() {
 	if *dataDir == "" {
 		fail("--data-dir is required")
 	}
-	if err := run(*dataDir, *port, *verbosity); err != nil {
+	err := run(*dataDir, *port, *verbosity)
+	if *ephemeral {
+		_ = os.RemoveAll(*dataDir)
+	}
+	if err != nil {
 		fail(err.Error())
 	}
 }

@@ -10,12 +10,27 @@ import { ControlPlaneError } from "./errors.ts";
 export const packageRoot = fileURLToPath(new URL("../..", import.meta.url));
 export const goSourceDir = path.join(packageRoot, "hack", "control-plane");
 
-/** Hash of the Go program's sources: the binary is rebuilt whenever it changes. */
+/** `go build` arguments; the Kubernetes version from go.mod is stamped in so `kubectl version` reports it. */
+export async function goBuildArgs(output: string, sourceDir = goSourceDir): Promise<string[]> {
+  const goMod = await readFile(path.join(sourceDir, "go.mod"), "utf8");
+  const version = /^\s*k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)/m.exec(goMod);
+  const stamp = version
+    ? [
+        `-X k8s.io/component-base/version.gitVersion=${version[1]}`,
+        `-X k8s.io/component-base/version.gitMajor=${version[2]}`,
+        `-X k8s.io/component-base/version.gitMinor=${version[3]}`,
+        "-X k8s.io/component-base/version.gitTreeState=clean",
+      ]
+    : [];
+  return ["build", "-trimpath", `-ldflags=-s -w ${stamp.join(" ")}`, "-o", output, "."];
+}
+
+/** Hash of the Go program's sources and build flags: the binary is rebuilt whenever they change. */
 export async function sourceHash(sourceDir = goSourceDir): Promise<string> {
   const names = (await readdir(sourceDir))
     .filter((n) => n.endsWith(".go") || n === "go.mod" || n === "go.sum")
     .sort();
-  const hash = createHash("sha256");
+  const hash = createHash("sha256").update((await goBuildArgs("", sourceDir)).join(" "));
   for (const name of names) {
     hash.update(name).update("\0").update(await readFile(path.join(sourceDir, name))).update("\0");
   }
@@ -73,9 +88,10 @@ export async function ensureBinary(options: EnsureBinaryOptions): Promise<string
   return binary;
 }
 
-function runGoBuild(go: string, output: string, env: NodeJS.ProcessEnv): Promise<{ code: number; log: string }> {
+async function runGoBuild(go: string, output: string, env: NodeJS.ProcessEnv): Promise<{ code: number; log: string }> {
+  const args = await goBuildArgs(output);
   return new Promise((resolve, reject) => {
-    const child = spawn(go, ["build", "-o", output, "."], {
+    const child = spawn(go, args, {
       cwd: goSourceDir,
       env: { ...env, CGO_ENABLED: "0", GOTOOLCHAIN: "local" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -18,6 +18,10 @@ export interface ControlPlaneOptions {
   logger: Logger;
   readyTimeoutMs?: number;
   binDir?: string;
+  /** Keep etcd data here across restarts (the caller owns it); by default a temp dir removed on stop. */
+  dataDir?: string;
+  /** The apiserver's port; by default a free one. Pass the old port to restart in place. */
+  port?: number;
 }
 
 export interface ControlPlane {
@@ -42,20 +46,20 @@ const stopGraceMs = 20_000;
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const binary = await ensureBinary({ logger: options.logger, ...(options.binDir ? { binDir: options.binDir } : {}) });
   await mkdir(options.dir, { recursive: true });
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), "berth-control-plane-"));
+  const ephemeral = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), "berth-control-plane-")));
   const logPath = path.join(options.dir, "control-plane.log");
   const kubeconfigPath = path.join(options.dir, "kubeconfig");
   const log = createWriteStream(logPath);
 
   // stdin stays open for the child's lifetime: if this process dies, the child sees EOF and stops.
-  const child = spawn(binary, ["--data-dir", dataDir, "--exit-on-stdin-close"], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const args = ["--data-dir", dataDir, "--exit-on-stdin-close", "--port", String(options.port ?? 0)];
+  const child = spawn(binary, ephemeral ? [...args, "--ephemeral"] : args, { stdio: ["pipe", "pipe", "pipe"] });
   child.stderr.pipe(log);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const cleanup = async () => {
     await exited;
-    await rm(dataDir, { recursive: true, force: true });
+    if (ephemeral) await rm(dataDir, { recursive: true, force: true });
   };
 
   let stopping: Promise<void> | undefined;
