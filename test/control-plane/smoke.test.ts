@@ -3,6 +3,7 @@ import { promisify } from "node:util";
 import {
   ApiextensionsV1Api,
   CustomObjectsApi,
+  type KubeConfig,
   type V1CustomResourceDefinition,
   Watch,
 } from "@kubernetes/client-node";
@@ -49,6 +50,22 @@ async function installCrd(): Promise<void> {
   throw new Error("CRD never became Established");
 }
 
+type WatchHandler = (type: string, object: { metadata?: { name?: string } }) => void;
+
+/** Starts a watch, retrying while the apiserver's watch cache for a new CRD still answers 429. */
+async function startWatch(config: KubeConfig, path: string, handler: WatchHandler): Promise<AbortController> {
+  for (let attempt = 0; ; attempt++) {
+    // Watch reports a refused request through the done callback before it resolves.
+    let refused: unknown;
+    const controller = await new Watch(config).watch(path, {}, handler, (error: unknown) => {
+      refused ??= error;
+    });
+    if (!refused) return controller;
+    if ((refused as { statusCode?: number }).statusCode !== 429 || attempt > 50) throw refused;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 describe("local control plane", () => {
   const namespace = useNamespace("smoke");
 
@@ -58,22 +75,18 @@ describe("local control plane", () => {
     const objects = config.makeApiClient(CustomObjectsApi);
 
     const seen: string[] = [];
-    const watch = new Watch(config);
-    const added = new Promise<void>((resolve, reject) => {
-      void watch
-        .watch(
-          `/apis/${group}/v1/namespaces/${namespace.name}/widgets`,
-          {},
-          (type: string, object: { metadata?: { name?: string } }) => {
-            seen.push(`${type} ${object.metadata?.name}`);
-            if (type === "ADDED") resolve();
-          },
-          (error: unknown) => {
-            if (error) reject(error);
-          },
-        )
-        .then((request) => added.finally(() => request.abort()));
+    let resolveAdded: () => void = () => undefined;
+    const added = new Promise<void>((resolve) => {
+      resolveAdded = resolve;
     });
+    const request = await startWatch(
+      config,
+      `/apis/${group}/v1/namespaces/${namespace.name}/widgets`,
+      (type, object) => {
+        seen.push(`${type} ${object.metadata?.name}`);
+        if (type === "ADDED") resolveAdded();
+      },
+    );
 
     await objects.createNamespacedCustomObject({
       group,
@@ -83,6 +96,7 @@ describe("local control plane", () => {
       body: { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "first" }, spec: { size: 3 } },
     });
     await added;
+    request.abort();
     expect(seen).toContain("ADDED first");
 
     const { stdout } = await run("kubectl", [

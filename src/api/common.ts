@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { conditionsSchema } from "./conditions.ts";
+import { credentials } from "./meta.ts";
+
+/** Project and app IDs at the service: 24 hexadecimal characters. */
+export function hexId(description: string) {
+  return z
+    .string()
+    .max(24)
+    .regex(/^[0-9a-fA-F]{24}$/)
+    .describe(description);
+}
+
+/** Grid IDs at the service are GUIDs. */
+export function guid(description: string) {
+  return z
+    .string()
+    .max(36)
+    .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/)
+    .describe(description);
+}
+
+/** A reference to another object in the same namespace. */
+export function localReference(kind: string, description: string) {
+  return z
+    .object({
+      name: z.string().min(1).max(253).describe(`Name of the ${kind} in the same namespace.`),
+    })
+    .describe(description);
+}
+
+/** An object berth passes to the service as it is; its fields are the service's. */
+export function passThroughObject(description: string) {
+  return z.record(z.string(), z.unknown()).describe(description);
+}
+
+export function displayNameSchema(kind: string) {
+  return z
+    .string()
+    .min(1)
+    .max(128)
+    .describe(`Name of the ${kind} at the hosting service. Defaults to metadata.name.`);
+}
+
+export const commonSpecFields = {
+  credentialsRef: localReference(
+    "Secret",
+    `Secret in this namespace holding the hosting API key under "${credentials.apiKeyKey}" (and optionally ` +
+      `the API base URL under "${credentials.baseUrlKey}"). When unset, berth uses the Secret ` +
+      `"${credentials.defaultSecretName}" in this namespace, then the operator's default credentials.`,
+  ).optional(),
+  deletionPolicy: z
+    .enum(["Delete", "Orphan"])
+    .default("Delete")
+    .describe(
+      "What happens at the hosting service when this resource is deleted: Delete removes the external " +
+        "object (stopping it first); Orphan leaves it running and only releases it.",
+    ),
+  suspend: z
+    .boolean()
+    .default(false)
+    .describe("Stop reconciling this resource. Deletion still works while suspended."),
+};
+
+export const commonStatusFields = {
+  observedGeneration: z
+    .int()
+    .min(0)
+    .optional()
+    .describe("The metadata.generation the operator last reconciled."),
+  conditions: conditionsSchema.optional(),
+  lastRequestId: z
+    .string()
+    .max(256)
+    .optional()
+    .describe("X-Request-Id of the last hosting API call; quote it when contacting support."),
+  lastHandledReconcileAt: z
+    .string()
+    .max(256)
+    .optional()
+    .describe(
+      "Value of the last berth.dev/reconcile-requested-at (or reconcile.fluxcd.io/requestedAt) annotation handled.",
+    ),
+};

@@ -1,0 +1,50 @@
+/** berth's API identity: names users type and other programs match on. */
+
+export const group = "berth.dev";
+export const version = "v1alpha1";
+export const apiVersion = `${group}/${version}`;
+
+/** `kubectl get berth` lists every kind. */
+export const category = "berth";
+
+/** Added before the first create at the service, so nothing external is left behind on delete. */
+export const finalizer = "berth.dev/finalizer";
+
+/** Annotations that ask for a one-off action; each handled value is echoed in status. */
+export const annotations = {
+  /** Reconcile now; echoed as `status.lastHandledReconcileAt`. */
+  reconcileRequestedAt: "berth.dev/reconcile-requested-at",
+  /** Flux's equivalent of `reconcileRequestedAt`, so `flux reconcile` works too. */
+  fluxReconcileRequestedAt: "reconcile.fluxcd.io/requestedAt",
+  /** Restart the app once; echoed as `status.lastHandledRestartAt`. */
+  restartRequestedAt: "berth.dev/restart-requested-at",
+  /** Trigger one build; echoed as `status.lastHandledRebuildAt`. */
+  rebuildRequestedAt: "berth.dev/rebuild-requested-at",
+} as const;
+
+/** The Secret that holds hosting credentials. */
+export const credentials = {
+  /** Used when a resource has no `spec.credentialsRef`. */
+  defaultSecretName: "berth-credentials",
+  apiKeyKey: "apiKey",
+  baseUrlKey: "baseUrl",
+} as const;
+
+/** Names of each kind as the apiserver knows them. */
+export interface KindNames {
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: readonly string[];
+}
+
+// Short names avoid those of other popular CRDs (Argo CD owns `app` and `apps`).
+export const appNames = kindNames("App", "apps", ["bapp"]);
+export const projectNames = kindNames("Project", "projects", ["bproj"]);
+export const gridNames = kindNames("Grid", "grids", ["bgrid"]);
+export const serverOrderNames = kindNames("ServerOrder", "serverorders", ["border"]);
+
+function kindNames(kind: string, plural: string, shortNames: readonly string[]): KindNames {
+  return { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), shortNames };
+}
