@@ -1,8 +1,9 @@
 import { type AnyCommand, type CommandContext, envName, parseConfig, UsageError } from "./command.ts";
 import { controlPlaneCommand } from "./commands/control-plane.ts";
+import { simulatorCommand } from "./commands/simulator.ts";
 
 /** Every built command; a command appears here when it works, never as a stub. */
-export const commands: readonly AnyCommand[] = [controlPlaneCommand];
+export const commands: readonly AnyCommand[] = [controlPlaneCommand, simulatorCommand];
 
 export async function runCli(
   argv: string[],
@@ -30,7 +31,9 @@ export async function runCli(
       context.stderr.write(`berth ${command.name}: ${error.message}\n\n${commandUsage(command)}`);
       return 2;
     }
-    context.stderr.write(`berth ${command.name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    context.stderr.write(
+      `berth ${command.name}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   }
 }

@@ -32,7 +32,11 @@ export async function sourceHash(sourceDir = goSourceDir): Promise<string> {
     .sort();
   const hash = createHash("sha256").update((await goBuildArgs("", sourceDir)).join(" "));
   for (const name of names) {
-    hash.update(name).update("\0").update(await readFile(path.join(sourceDir, name))).update("\0");
+    hash
+      .update(name)
+      .update("\0")
+      .update(await readFile(path.join(sourceDir, name)))
+      .update("\0");
   }
   return hash.digest("hex").slice(0, 16);
 }
@@ -75,12 +79,18 @@ export async function ensureBinary(options: EnsureBinaryOptions): Promise<string
   const go = await findGo(env);
   await mkdir(binDir, { recursive: true });
   const partial = `${binary}.${process.pid}.partial`;
-  options.logger.info({ binary }, "building the control plane from hack/control-plane (a cold build takes minutes)");
+  options.logger.info(
+    { binary },
+    "building the control plane from hack/control-plane (a cold build takes minutes)",
+  );
   const started = Date.now();
   const output = await runGoBuild(go, partial, env);
   if (output.code !== 0) {
     await rm(partial, { force: true });
-    throw new ControlPlaneError("build_failed", `go build of hack/control-plane failed:\n${output.log.slice(-4000)}`);
+    throw new ControlPlaneError(
+      "build_failed",
+      `go build of hack/control-plane failed:\n${output.log.slice(-4000)}`,
+    );
   }
   // Rename is atomic, so concurrent builders never see a half-written binary.
   await rename(partial, binary);
@@ -88,7 +98,11 @@ export async function ensureBinary(options: EnsureBinaryOptions): Promise<string
   return binary;
 }
 
-async function runGoBuild(go: string, output: string, env: NodeJS.ProcessEnv): Promise<{ code: number; log: string }> {
+async function runGoBuild(
+  go: string,
+  output: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; log: string }> {
   const args = await goBuildArgs(output);
   return new Promise((resolve, reject) => {
     const child = spawn(go, args, {

@@ -44,7 +44,10 @@ const announcementSchema = z.object({
 const stopGraceMs = 20_000;
 
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
-  const binary = await ensureBinary({ logger: options.logger, ...(options.binDir ? { binDir: options.binDir } : {}) });
+  const binary = await ensureBinary({
+    logger: options.logger,
+    ...(options.binDir ? { binDir: options.binDir } : {}),
+  });
   await mkdir(options.dir, { recursive: true });
   const ephemeral = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), "berth-control-plane-")));
@@ -54,7 +57,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
 
   // stdin stays open for the child's lifetime: if this process dies, the child sees EOF and stops.
   const args = ["--data-dir", dataDir, "--exit-on-stdin-close", "--port", String(options.port ?? 0)];
-  const child = spawn(binary, ephemeral ? [...args, "--ephemeral"] : args, { stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(binary, ephemeral ? [...args, "--ephemeral"] : args, {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   child.stderr.pipe(log);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const cleanup = async () => {
@@ -90,7 +95,10 @@ async function readAnnouncement(child: ChildProcess, exited: Promise<void>, logP
   const first = new Promise<string>((resolve) => lines.once("line", resolve));
   const line = await Promise.race([first, exited.then(() => undefined)]);
   if (line === undefined) {
-    throw new ControlPlaneError("start_failed", `control plane exited during start-up:\n${await tail(logPath)}`);
+    throw new ControlPlaneError(
+      "start_failed",
+      `control plane exited during start-up:\n${await tail(logPath)}`,
+    );
   }
   return announcementSchema.parse(JSON.parse(line));
 }
@@ -112,7 +120,10 @@ async function waitReady(
   try {
     while (Date.now() < deadline) {
       if (gone) {
-        throw new ControlPlaneError("start_failed", `control plane exited before ready:\n${await tail(logPath)}`);
+        throw new ControlPlaneError(
+          "start_failed",
+          `control plane exited before ready:\n${await tail(logPath)}`,
+        );
       }
       try {
         const response = await request(`${server}/readyz`, {

@@ -12,7 +12,9 @@ export function renderKubeconfig({ server, caData, token }: KubeconfigInput): st
   return stringify({
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: localContext, cluster: { server, "certificate-authority-data": caData.toString("base64") } }],
+    clusters: [
+      { name: localContext, cluster: { server, "certificate-authority-data": caData.toString("base64") } },
+    ],
     users: [{ name: "berth-admin", user: { token } }],
     contexts: [{ name: localContext, context: { cluster: localContext, user: "berth-admin" } }],
     "current-context": localContext,

@@ -120,7 +120,13 @@ describe("Common rules", () => {
     const startxref = Number(/startxref\n(\d+)/.exec(bytes)?.[1]);
     expect(bytes.slice(startxref, startxref + 4)).toBe("xref");
     const offsets = [...bytes.matchAll(/^(\d{10}) 00000 n $/gm)].map((m) => Number(m[1]));
-    offsets.forEach((offset, i) => expect(bytes.slice(offset).startsWith(`${i + 1} 0 obj`)).toBe(true));
+    expect(offsets.map((offset) => bytes.slice(offset).split("\n")[0])).toEqual([
+      "1 0 obj",
+      "2 0 obj",
+      "3 0 obj",
+      "4 0 obj",
+      "5 0 obj",
+    ]);
     expect(bytes).toContain(`Invoice ${number}`);
   });
 
@@ -262,7 +268,7 @@ describe("Pagination", () => {
     expect(cursor).not.toMatch(/^\d+$/);
     const same = await h.api.get<Page<Project>>(`/projects?name=x&limit=1&cursor=${cursor}`);
     expect(same.body.items.map((p) => p.name)).toEqual(["x"]);
-    const other = await h.api.get("/projects?name=y&cursor=" + cursor);
+    const other = await h.api.get(`/projects?name=y&cursor=${cursor}`);
     expect(other.status).toBe(400);
     expect(other.body).toMatchObject({ error: { code: "validation_failed", details: [{ path: "cursor" }] } });
     const garbage = await h.api.get("/projects?cursor=bm90LWEtY3Vyc29y");

@@ -1,0 +1,186 @@
+import type { z } from "zod";
+import type { Logger } from "../telemetry/logger.ts";
+import { type BackoffPolicy, retryDelayMs } from "./backoff.ts";
+import { mayRepeat, networkFailureOf } from "./classify.ts";
+import { type Clock, sleep } from "./clock.ts";
+import { HostingError } from "./errors.ts";
+import { type ResponseFacts, readHeaders } from "./headers.ts";
+import type { Permit, Priority, RateLimiter } from "./limiter.ts";
+import type { HostingObserver } from "./observer.ts";
+import { buildRequest, type QueryValue } from "./request.ts";
+import { apiError, networkError, parseResponse } from "./responses.ts";
+import type { CallKind, Route } from "./routes.ts";
+import type { HttpRequest, HttpResponse, Transport } from "./transport.ts";
+
+export interface CallInput {
+  params?: Record<string, string>;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  idempotencyKey?: string;
+}
+
+export interface CallOptions {
+  /** `user` for work a person asked for, `background` for periodic drift checks (default `user`). */
+  priority?: Priority;
+  signal?: AbortSignal;
+}
+
+/** About the response a result came from; not enumerable, so spreading or serializing a result drops it. */
+export interface ResponseMetadata {
+  status: number;
+  /** `X-Request-Id`, to quote in status and support requests. */
+  requestId: string | undefined;
+  /** The service replayed a recorded response for this Idempotency-Key. */
+  replayed: boolean;
+  attempts: number;
+}
+
+export type WithMetadata<T> = T & { readonly $metadata: ResponseMetadata };
+
+export interface CallerDeps {
+  transport: Transport;
+  apiKey: string;
+  credentialId: string;
+  credentialLimiter: RateLimiter;
+  /** The user's limiter once `/me` told who the user is. */
+  userLimiter: () => RateLimiter | undefined;
+  observer: HostingObserver;
+  logger: Logger | undefined;
+  clock: Clock;
+  backoff: BackoffPolicy;
+  random: () => number;
+  timeoutsMs: Record<CallKind, number>;
+  userAgent: string;
+}
+
+export type Caller = <R extends Route>(
+  route: R,
+  input: CallInput,
+  options?: CallOptions,
+) => Promise<{ data: z.output<R["response"]>; metadata: ResponseMetadata }>;
+
+/** The request pipeline: budget → send → classify → parse, repeated only where that is safe. */
+export function createCaller(deps: CallerDeps): Caller {
+  return async <R extends Route>(route: R, input: CallInput, options: CallOptions = {}) => {
+    if (route.safety === "with-key" && !input.idempotencyKey) {
+      throw new TypeError(`${route.operation} needs an Idempotency-Key: creates always send one`);
+    }
+    const request = buildRequest(deps, route, input, options.signal);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { data, response, facts } = await attemptOnce(deps, route, request, options, attempt);
+        return {
+          data: data as z.output<R["response"]>,
+          metadata: {
+            status: response.status,
+            requestId: facts.requestId,
+            replayed: facts.replayed,
+            attempts: attempt,
+          },
+        };
+      } catch (error) {
+        const delayMs =
+          error instanceof HostingError ? retryDelay(deps, route, error, attempt, options) : undefined;
+        if (delayMs === undefined) throw error;
+        deps.logger?.warn(
+          {
+            operation: route.operation,
+            code: (error as HostingError).code,
+            attempt,
+            delayMs: Math.round(delayMs),
+          },
+          "retrying hosting call",
+        );
+        await sleep(deps.clock, delayMs, options.signal);
+      }
+    }
+  };
+}
+
+function retryDelay(
+  deps: CallerDeps,
+  route: Route,
+  error: HostingError,
+  attempt: number,
+  options: CallOptions,
+): number | undefined {
+  if (options.signal?.aborted) return undefined;
+  if (attempt >= deps.backoff.maxAttempts || !mayRepeat(error.kind, route.safety)) return undefined;
+  if (error.retryAfterSec !== undefined && error.retryAfterSec * 1000 > deps.backoff.maxServerWaitMs)
+    return undefined;
+  return retryDelayMs(attempt, error.retryAfterSec, deps.backoff, deps.random);
+}
+
+async function attemptOnce(
+  deps: CallerDeps,
+  route: Route,
+  request: HttpRequest,
+  options: CallOptions,
+  attempt: number,
+): Promise<{ data: unknown; response: HttpResponse; facts: ResponseFacts }> {
+  const labels = { operation: route.operation, credential: deps.credentialId };
+  const permits = await acquirePermits(deps, options);
+  const waitSec = Math.max(...permits.map((p) => p.waitedMs)) / 1000;
+  deps.observer.onLimiterWait?.({ ...labels, priority: options.priority ?? "user", waitSec });
+
+  const started = deps.clock.now();
+  const durationSec = () => (deps.clock.now() - started) / 1000;
+  let response: HttpResponse;
+  try {
+    response = await deps.transport.send(request);
+  } catch (cause) {
+    if (request.signal?.aborted) {
+      for (const permit of permits) permit.release();
+      throw request.signal.reason;
+    }
+    const failure = networkFailureOf(cause);
+    for (const permit of permits) failure === "connect_failed" ? permit.cancel() : permit.release();
+    deps.observer.onRequest?.({
+      ...labels,
+      status: undefined,
+      code: failure,
+      durationSec: durationSec(),
+      attempt,
+    });
+    throw networkError(route, failure, cause);
+  }
+
+  const facts = readHeaders(response.headers, deps.clock.now());
+  // Corrections go in before the places are released, so the next admission already obeys them.
+  correctBudget(deps, permits, response.status, facts);
+  for (const permit of permits) permit.release();
+  const { status } = response;
+  deps.observer.onRequest?.({ ...labels, status, code: String(status), durationSec: durationSec(), attempt });
+  deps.logger?.debug({ ...labels, status, requestId: facts.requestId, attempt }, "hosting call");
+
+  if (status >= 200 && status < 300) {
+    const data = parseResponse(route, response, facts);
+    if (facts.replayed) deps.observer.onReplay?.(labels);
+    return { data, response, facts };
+  }
+  if (status === 429) deps.observer.onRateLimited?.({ ...labels, retryAfterSec: facts.retryAfterSec });
+  throw apiError(route, response, facts, deps.apiKey);
+}
+
+function correctBudget(deps: CallerDeps, permits: Permit[], status: number, facts: ResponseFacts): void {
+  if (facts.budget !== undefined) {
+    permits[0]?.observe(facts.budget);
+    const { limit, remaining, resetAtMs } = facts.budget;
+    deps.observer.onBudget?.({ credential: deps.credentialId, limit, remaining, resetAtMs });
+  }
+  if (status === 429) deps.credentialLimiter.pauseUntil(deps.clock.now() + (facts.retryAfterSec ?? 1) * 1000);
+}
+
+/** The credential's place first, then the user's; the credential's is given back if the wait is abandoned. */
+async function acquirePermits(deps: CallerDeps, options: CallOptions): Promise<Permit[]> {
+  const priority = options.priority ?? "user";
+  const credential = await deps.credentialLimiter.acquire(priority, options.signal);
+  const userLimiter = deps.userLimiter();
+  if (userLimiter === undefined) return [credential];
+  try {
+    return [credential, await userLimiter.acquire(priority, options.signal)];
+  } catch (error) {
+    credential.cancel();
+    throw error;
+  }
+}

@@ -1,0 +1,63 @@
+import type { HostingErrorKind } from "./errors.ts";
+
+/**
+ * Whether repeating an operation is safe:
+ * - `safe`: reads, and writes whose repetition converges (PATCH the same fields, stop);
+ * - `with-key`: creates carrying an Idempotency-Key, which the service replays;
+ * - `never`: each call acts again (restart, build trigger, power, delete…).
+ */
+export type RetrySafety = "safe" | "with-key" | "never";
+
+/** What a failure says about the service having acted on the request. */
+export type FailureEffect = "not-acted" | "maybe-acted" | "rejected";
+
+/** 429 and request_in_progress are refused before any work; 5xx may come after the work. */
+export function effectOfStatus(status: number, code: string): FailureEffect {
+  if (status === 429 || code === "rate_limited" || code === "request_in_progress") return "not-acted";
+  if (status >= 500) return "maybe-acted";
+  return "rejected";
+}
+
+export function kindOf(effect: FailureEffect, safety: RetrySafety): HostingErrorKind {
+  if (effect === "not-acted") return "retryable";
+  if (effect === "rejected") return "terminal";
+  return safety === "safe" ? "retryable" : "uncertain";
+}
+
+/**
+ * The client repeats a failed call itself only when that cannot act twice: retryable failures, and
+ * uncertain ones of keyed creates (the replay of the same key tells what happened).
+ */
+export function mayRepeat(kind: HostingErrorKind, safety: RetrySafety): boolean {
+  return kind === "retryable" || (kind === "uncertain" && safety === "with-key");
+}
+
+/** Error codes (from Node and undici) raised before a request leaves: the service saw nothing. */
+const connectCodes = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+const timeoutCodes = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+export type NetworkFailure = "connect_failed" | "timeout" | "connection_lost";
+
+export function networkFailureOf(error: unknown): NetworkFailure {
+  const code = errorCode(error);
+  if (code !== undefined && connectCodes.has(code)) return "connect_failed";
+  if (code !== undefined && timeoutCodes.has(code)) return "timeout";
+  return "connection_lost";
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return code;
+  }
+  return undefined;
+}

@@ -1,0 +1,216 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createSystemClock } from "./clock.ts";
+import { type Permit, type Priority, RateLimiter, type RateLimiterOptions } from "./limiter.ts";
+
+const windowMs = 60_000;
+const marginMs = 100;
+
+function limiter(options: Partial<RateLimiterOptions> = {}): RateLimiter {
+  return new RateLimiter({
+    limit: 10,
+    windowMs,
+    marginMs,
+    reserveShare: 0.2,
+    cautiousStart: false,
+    clock: createSystemClock(),
+    ...options,
+  });
+}
+
+/** Starts `count` acquisitions and records the order in which they are admitted. */
+function request(rl: RateLimiter, count: number, priority: Priority, label: string, admitted: string[]) {
+  return Array.from({ length: count }, (_, i) =>
+    rl.acquire(priority).then((permit) => {
+      admitted.push(`${label}${i}`);
+      return permit;
+    }),
+  );
+}
+
+async function settle(): Promise<void> {
+  await vi.advanceTimersByTimeAsync(0);
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 1_000_000 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("RateLimiter", () => {
+  it("admits a full window at once, then the next request a window after the first response", async () => {
+    const rl = limiter();
+    const admitted: string[] = [];
+    const first = await Promise.all(request(rl, 10, "user", "a", admitted));
+    request(rl, 1, "user", "b", admitted);
+    await settle();
+    expect(admitted).toHaveLength(10);
+
+    await vi.advanceTimersByTimeAsync(1_000);
+    for (const permit of first) permit.release();
+    await vi.advanceTimersByTimeAsync(windowMs + marginMs - 1);
+    expect(admitted).not.toContain("b0");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(admitted).toContain("b0");
+  });
+
+  it("counts a request until its response arrives, however long it takes", async () => {
+    const rl = limiter({ limit: 2 });
+    const admitted: string[] = [];
+    const [slow] = await Promise.all(request(rl, 2, "user", "a", admitted));
+    request(rl, 1, "user", "b", admitted);
+    await vi.advanceTimersByTimeAsync(5 * windowMs);
+    expect(admitted).not.toContain("b0");
+
+    slow?.release();
+    await vi.advanceTimersByTimeAsync(windowMs + marginMs);
+    expect(admitted).toContain("b0");
+  });
+
+  it("gives back the place of a request that never left", async () => {
+    const rl = limiter({ limit: 1 });
+    const admitted: string[] = [];
+    const [permit] = await Promise.all(request(rl, 1, "user", "a", admitted));
+    request(rl, 1, "user", "b", admitted);
+    permit?.cancel();
+    await settle();
+    expect(admitted).toEqual(["a0", "b0"]);
+  });
+
+  it("serves user work before background work, each in arrival order", async () => {
+    const rl = limiter({ limit: 10, reserveShare: 0, backgroundMaxWaitMs: 10 * windowMs });
+    const admitted: string[] = [];
+    const first = await Promise.all(request(rl, 10, "user", "x", admitted));
+    request(rl, 2, "background", "bg", admitted);
+    request(rl, 2, "user", "u", admitted);
+    for (const permit of first) permit.release();
+    await vi.advanceTimersByTimeAsync(windowMs + marginMs);
+    expect(admitted.slice(10)).toEqual(["u0", "u1", "bg0", "bg1"]);
+  });
+
+  it("keeps a share of the window free of background work for user work", async () => {
+    const rl = limiter({ limit: 10, reserveShare: 0.2 });
+    const admitted: string[] = [];
+    request(rl, 10, "background", "bg", admitted);
+    await settle();
+    expect(admitted).toHaveLength(8);
+    request(rl, 2, "user", "u", admitted);
+    await settle();
+    expect(admitted.slice(8)).toEqual(["u0", "u1"]);
+  });
+
+  it("does not starve background work: an aged background waiter goes ahead of later user work", async () => {
+    const rl = limiter({ limit: 1, reserveShare: 0, backgroundMaxWaitMs: 30_000 });
+    const admitted: string[] = [];
+    const [held] = await Promise.all(request(rl, 1, "user", "x", admitted));
+    request(rl, 1, "background", "bg", admitted);
+    await vi.advanceTimersByTimeAsync(31_000);
+    request(rl, 1, "user", "u", admitted);
+    held?.release();
+    await vi.advanceTimersByTimeAsync(windowMs + marginMs);
+    expect(admitted).toEqual(["x0", "bg0"]);
+  });
+
+  it("admits no more than the service's X-RateLimit-Remaining until its reset", async () => {
+    const rl = limiter({ limit: 100 });
+    const admitted: string[] = [];
+    const [reporter] = await Promise.all(request(rl, 1, "user", "a", admitted));
+    reporter?.observe({ remaining: 2, resetAtMs: Date.now() + 10_000 });
+    reporter?.release();
+    request(rl, 5, "user", "b", admitted);
+    await settle();
+    expect(admitted).toEqual(["a0", "b0", "b1"]);
+    await vi.advanceTimersByTimeAsync(10_000 + marginMs);
+    expect(admitted).toHaveLength(6);
+  });
+
+  it("charges requests admitted after the reporting one against its remaining count", async () => {
+    const rl = limiter({ limit: 100 });
+    const admitted: string[] = [];
+    const [reporter] = await Promise.all(request(rl, 3, "user", "a", admitted));
+    // Two requests left after `reporter` before its response said 2 remained: nothing is left.
+    reporter?.observe({ remaining: 2, resetAtMs: Date.now() + 10_000 });
+    request(rl, 1, "user", "b", admitted);
+    await settle();
+    expect(admitted).not.toContain("b0");
+  });
+
+  it("lowers the limit to a smaller X-RateLimit-Limit", async () => {
+    const rl = limiter({ limit: 10 });
+    const admitted: string[] = [];
+    const [reporter] = await Promise.all(request(rl, 1, "user", "a", admitted));
+    reporter?.observe({ limit: 3, remaining: 100, resetAtMs: Date.now() + windowMs });
+    request(rl, 5, "user", "b", admitted);
+    await settle();
+    expect(rl.limit).toBe(3);
+    expect(admitted).toEqual(["a0", "b0", "b1"]);
+  });
+
+  it("does not raise the limit for a larger X-RateLimit-Limit (the user's bucket may be the binding one)", async () => {
+    const rl = limiter({ limit: 10 });
+    const [reporter] = await Promise.all([rl.acquire("user")]);
+    reporter?.observe({ limit: 600, remaining: 500, resetAtMs: Date.now() + windowMs });
+    expect(rl.limit).toBe(10);
+  });
+
+  it("starts with one request at a time, and takes the first response's budget before a burst", async () => {
+    const rl = limiter({ limit: 100, cautiousStart: true });
+    const admitted: string[] = [];
+    const [first] = await Promise.all(request(rl, 1, "user", "a", admitted));
+    request(rl, 10, "user", "b", admitted);
+    await settle();
+    expect(admitted).toEqual(["a0"]);
+    // Another process already used most of this window.
+    first?.observe({ remaining: 3, resetAtMs: Date.now() + 10_000 });
+    first?.release();
+    await settle();
+    expect(admitted).toEqual(["a0", "b0", "b1", "b2"]);
+  });
+
+  it("counts charged requests (made before the limiter was attached) for a full window", async () => {
+    const rl = limiter({ limit: 3 });
+    const admitted: string[] = [];
+    rl.charge(2);
+    request(rl, 2, "user", "a", admitted);
+    await settle();
+    expect(admitted).toEqual(["a0"]);
+    await vi.advanceTimersByTimeAsync(windowMs + marginMs);
+    expect(admitted).toEqual(["a0", "a1"]);
+  });
+
+  it("admits nothing while paused by a Retry-After", async () => {
+    const rl = limiter();
+    const admitted: string[] = [];
+    rl.pauseUntil(Date.now() + 5_000);
+    request(rl, 1, "user", "a", admitted);
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(admitted).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(admitted).toEqual(["a0"]);
+  });
+
+  it("drops an aborted waiter without admitting it", async () => {
+    const rl = limiter({ limit: 1 });
+    const admitted: string[] = [];
+    const [held] = await Promise.all(request(rl, 1, "user", "a", admitted));
+    const aborter = new AbortController();
+    const abandoned = rl.acquire("user", aborter.signal);
+    aborter.abort(new Error("gave up"));
+    await expect(abandoned).rejects.toThrow("gave up");
+    expect(rl.waiting).toBe(0);
+    held?.release();
+    expect(rl.used).toBe(1);
+  });
+
+  it("reports how long a permit waited", async () => {
+    const rl = limiter({ limit: 1 });
+    const [held] = await Promise.all([rl.acquire("user")]);
+    const next = rl.acquire("user");
+    await vi.advanceTimersByTimeAsync(2_000);
+    held?.release();
+    await vi.advanceTimersByTimeAsync(windowMs + marginMs);
+    const permit: Permit = await next;
+    expect(permit.waitedMs).toBe(2_000 + windowMs + marginMs);
+  });
+});

@@ -1,0 +1,271 @@
+import type { Clock } from "./clock.ts";
+
+/** `user` work (spec changes, deletions) goes before `background` work (periodic drift checks). */
+export type Priority = "user" | "background";
+
+export interface RateLimiterOptions {
+  /** Requests allowed per window. */
+  limit: number;
+  windowMs: number;
+  clock: Clock;
+  /** Share of each window background work may not take, so user work finds room at once. */
+  reserveShare?: number;
+  /** A background waiter older than this is served in arrival order with user work (no starvation). */
+  backgroundMaxWaitMs?: number;
+  /** One request at a time until the first response (default true); see the class comment. */
+  cautiousStart?: boolean;
+  /** Extra time a request stays counted beyond the window, against clock drift (default 0.5% of it). */
+  marginMs?: number;
+}
+
+/** What a response's X-RateLimit-* headers said. */
+export interface BudgetHint {
+  limit?: number | undefined;
+  remaining: number;
+  /** When the service's window resets, as epoch milliseconds on the limiter's clock. */
+  resetAtMs: number;
+}
+
+/** One admitted request's place in the window. */
+export interface Permit {
+  /** How long the caller waited for it. */
+  readonly waitedMs: number;
+  /** The response arrived or the request failed after leaving: it counts from now on. */
+  release(): void;
+  /** The request never left: give the place back. */
+  cancel(): void;
+  /** Correct the window from the response's rate-limit headers. */
+  observe(hint: BudgetHint): void;
+}
+
+interface Waiter {
+  priority: Priority;
+  enqueuedAt: number;
+  grant: (permit: Permit) => void;
+  fail: (reason: unknown) => void;
+}
+
+/** The service's remaining count as of one request, which later requests are charged against. */
+interface Hint {
+  seq: number;
+  remaining: number;
+  untilMs: number;
+}
+
+/**
+ * A client-side budget for one credential or one user, strict enough that a burst never earns a 429:
+ *
+ * - Sliding-window log: at most `limit` requests in any `windowMs`. A request counts from the moment
+ *   it is admitted and stays counted until `windowMs` after its response arrived, an upper bound of
+ *   when the service counted it, so the local window always holds at least what the service's does
+ *   (whatever the latency). Staying under a sliding log also stays under fixed windows and token buckets.
+ * - Corrected by the service: `X-RateLimit-Remaining` caps the requests admitted after the one that
+ *   reported it until `X-RateLimit-Reset` (requests from other processes show up there);
+ *   `X-RateLimit-Limit` lowers the limit; a 429's `Retry-After` pauses admission.
+ * - Careful at first: until the first response, one request at a time, so a process that starts
+ *   (or restarts) in a window another one already used learns the remaining budget before a burst.
+ * - Fair: FIFO within a priority; user work first; background work may not use the last
+ *   `reserveShare` of the window, and a background waiter older than `backgroundMaxWaitMs` is served
+ *   in arrival order with user work, so it is never starved.
+ */
+export class RateLimiter {
+  private readonly configuredLimit: number;
+  private limitValue: number;
+  private readonly windowMs: number;
+  private readonly clock: Clock;
+  private readonly reserveShare: number;
+  private readonly backgroundMaxWaitMs: number;
+  private readonly marginMs: number;
+  /** Release times of finished requests, oldest first. */
+  private readonly released: number[] = [];
+  private inFlight = 0;
+  private admitted = 0;
+  private hint: Hint | undefined;
+  private pausedUntil = 0;
+  /** False until a first response arrived: until then one request at a time, to learn the real budget. */
+  private calibrated: boolean;
+  /** Waiters by priority, each in arrival order. */
+  private readonly queues: Record<Priority, Waiter[]> = { user: [], background: [] };
+  private cancelTimer: (() => void) | undefined;
+
+  constructor(options: RateLimiterOptions) {
+    if (!(options.limit > 0) || !(options.windowMs > 0)) {
+      throw new RangeError("RateLimiter: limit and windowMs must be positive");
+    }
+    this.configuredLimit = options.limit;
+    this.limitValue = options.limit;
+    this.windowMs = options.windowMs;
+    this.clock = options.clock;
+    this.reserveShare = options.reserveShare ?? 0.1;
+    this.backgroundMaxWaitMs = options.backgroundMaxWaitMs ?? 30_000;
+    this.marginMs = options.marginMs ?? options.windowMs * 0.005;
+    this.calibrated = !(options.cautiousStart ?? true);
+  }
+
+  get limit(): number {
+    return this.limitValue;
+  }
+
+  /** Requests counted in the window now (in flight or released within the window). */
+  get used(): number {
+    this.prune(this.clock.now());
+    return this.released.length + this.inFlight;
+  }
+
+  get waiting(): number {
+    return this.queues.user.length + this.queues.background.length;
+  }
+
+  /** Resolves when a request may leave; rejects with the signal's reason if aborted while waiting. */
+  acquire(priority: Priority, signal?: AbortSignal): Promise<Permit> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { priority, enqueuedAt: this.clock.now(), grant: resolve, fail: reject };
+      const onAbort = () => {
+        const queue = this.queues[priority];
+        const index = queue.indexOf(waiter);
+        if (index >= 0) queue.splice(index, 1);
+        reject(signal?.reason);
+        this.pump();
+      };
+      waiter.grant = (permit) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(permit);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.queues[priority].push(waiter);
+      this.pump();
+    });
+  }
+
+  /**
+   * Counts `count` requests made elsewhere as if they had just finished: a credential's requests
+   * from before its user was known are charged to the user's limiter when it is attached.
+   */
+  charge(count: number): void {
+    const now = this.clock.now();
+    for (let i = 0; i < count; i++) this.released.push(now);
+  }
+
+  /** The service said "wait": admit nothing before `untilMs`. */
+  pauseUntil(untilMs: number): void {
+    if (untilMs <= this.pausedUntil) return;
+    this.pausedUntil = untilMs;
+    this.pump();
+  }
+
+  /** Rejects every waiter (the client is closing). */
+  close(reason: unknown): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    for (const waiter of [...this.queues.user.splice(0), ...this.queues.background.splice(0)]) {
+      waiter.fail(reason);
+    }
+  }
+
+  private pump(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    for (;;) {
+      const now = this.clock.now();
+      this.prune(now);
+      const next = this.nextWaiter(now);
+      if (next === undefined) return;
+      const wakeAt = this.admissibleAt(now, next);
+      if (wakeAt > now) {
+        if (Number.isFinite(wakeAt)) this.cancelTimer = this.clock.setTimer(wakeAt - now, () => this.pump());
+        return;
+      }
+      this.queues[next.priority].shift();
+      next.grant(this.admit(now - next.enqueuedAt));
+    }
+  }
+
+  /** The oldest user (or aged background) waiter, else the oldest background waiter. */
+  private nextWaiter(now: number): Waiter | undefined {
+    const user = this.queues.user[0];
+    const background = this.queues.background[0];
+    if (background !== undefined && this.isUrgent(background, now)) {
+      if (user === undefined || background.enqueuedAt <= user.enqueuedAt) return background;
+    }
+    return user ?? background;
+  }
+
+  private isUrgent(waiter: Waiter, now: number): boolean {
+    return waiter.priority === "user" || now - waiter.enqueuedAt >= this.backgroundMaxWaitMs;
+  }
+
+  /** Earliest time `waiter` may be admitted; Infinity when only a finishing request can make room. */
+  private admissibleAt(now: number, waiter: Waiter): number {
+    if (!this.calibrated && this.inFlight > 0) return Number.POSITIVE_INFINITY;
+    const common = Math.max(this.pausedUntil, this.hintClearsAt());
+    const asUrgent = Math.max(common, this.roomAt(this.limitValue));
+    if (this.isUrgent(waiter, now)) return asUrgent;
+    const reserve = Math.floor(this.limitValue * this.reserveShare);
+    const asBackground = Math.max(common, this.roomAt(this.limitValue - reserve));
+    return Math.min(asBackground, Math.max(asUrgent, waiter.enqueuedAt + this.backgroundMaxWaitMs));
+  }
+
+  /** When fewer than `capacity` requests will be counted. */
+  private roomAt(capacity: number): number {
+    const excess = this.released.length + this.inFlight - capacity;
+    if (excess < 0) return 0;
+    const expiring = this.released[excess];
+    return expiring === undefined ? Number.POSITIVE_INFINITY : expiring + this.windowMs + this.marginMs;
+  }
+
+  private hintClearsAt(): number {
+    const hint = this.hint;
+    if (hint === undefined || this.admitted - hint.seq < hint.remaining) return 0;
+    return hint.untilMs;
+  }
+
+  private admit(waitedMs: number): Permit {
+    this.inFlight += 1;
+    this.admitted += 1;
+    const seq = this.admitted;
+    let settled = false;
+    const settle = (counted: boolean) => {
+      if (settled) return;
+      settled = true;
+      this.inFlight -= 1;
+      if (counted) {
+        this.released.push(this.clock.now());
+        this.calibrated = true;
+      }
+      this.pump();
+    };
+    return {
+      waitedMs,
+      release: () => settle(true),
+      cancel: () => settle(false),
+      observe: (hint) => this.observe(seq, hint),
+    };
+  }
+
+  private observe(seq: number, hint: BudgetHint): void {
+    const now = this.clock.now();
+    // The header names the binding bucket, which may be the user's (larger) one: it can lower the
+    // limit below the configured one, never raise it above.
+    if (hint.limit !== undefined && hint.limit > 0)
+      this.limitValue = Math.min(this.configuredLimit, hint.limit);
+    const current = this.hint;
+    // A newer report wins; an older one only while the newer has expired.
+    if (current !== undefined && current.seq > seq && current.untilMs > now) return;
+    const untilMs = Math.min(hint.resetAtMs + this.marginMs, now + this.windowMs + this.marginMs);
+    this.hint = { seq, remaining: Math.max(0, hint.remaining), untilMs };
+    this.pump();
+  }
+
+  private prune(now: number): void {
+    let expired = 0;
+    while (
+      expired < this.released.length &&
+      (this.released[expired] ?? 0) + this.windowMs + this.marginMs <= now
+    ) {
+      expired += 1;
+    }
+    if (expired > 0) this.released.splice(0, expired);
+    if (this.hint !== undefined && this.hint.untilMs <= now) this.hint = undefined;
+  }
+}

@@ -1,0 +1,225 @@
+import { z } from "zod";
+
+// Response records as the service documents them (docs/simulator.md). Objects are loose: fields the
+// service adds later pass through untouched; a documented field that is missing or mistyped is a
+// `response_invalid` error naming it.
+
+const id = z.string().min(1);
+const timestamp = z.string();
+/** Money: a decimal string such as "12.5000". */
+const decimal = z.string();
+const serviceError = z.looseObject({ code: z.string(), message: z.string() });
+
+export function page<T extends z.ZodType>(item: T) {
+  return z.looseObject({ items: z.array(item), nextCursor: z.string().nullable() });
+}
+
+/** No response body (204). */
+export const empty = z.undefined();
+
+export const me = z.looseObject({
+  user: z.looseObject({ id, email: z.string() }),
+  apiKey: z
+    .looseObject({
+      id,
+      scopes: z.array(z.string()),
+      projectIds: z.array(z.string()),
+      expiresAt: timestamp.nullable(),
+    })
+    .nullable(),
+  oauthClient: z.unknown(),
+});
+
+export const project = z.looseObject({ id, name: z.string(), createdAt: timestamp });
+
+const port = z.looseObject({ port: z.number().int(), protocol: z.string() });
+const envVar = z.looseObject({ name: z.string(), value: z.string().nullable(), secret: z.boolean() });
+const volume = z.looseObject({ name: z.string(), mountPath: z.string(), sizeGb: z.number() });
+
+export const appConfig = z.looseObject({
+  image: z.string().optional(),
+  ports: z.array(port),
+  instances: z.looseObject({ min: z.number().int(), max: z.number().int() }),
+  env: z.array(envVar),
+  volumes: z.array(volume),
+  hardware: z.record(z.string(), z.unknown()),
+  placement: z.record(z.string(), z.unknown()),
+  gridPriorities: z.record(z.string(), z.number()),
+  command: z.array(z.string()).nullable().optional(),
+});
+
+export const appSource = z.looseObject({
+  provider: z.string(),
+  repository: z.string(),
+  branch: z.string(),
+  path: z.string().optional(),
+});
+
+export const startState = z.enum(["requested", "deferred", "building", "failed"]);
+
+export const app = z.looseObject({
+  id,
+  projectId: id,
+  name: z.string(),
+  config: appConfig,
+  source: appSource.optional(),
+  buildId: z.string().optional(),
+  start: z.looseObject({ state: startState }).optional(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const appState = z.enum([
+  "requested",
+  "deferred",
+  "building",
+  "build_failed",
+  "provisioning",
+  "start_blocked",
+  "running",
+  "stopping",
+  "stopped",
+]);
+export const targetState = z.enum(["running", "stopped"]);
+
+export const appStatus = z.looseObject({
+  state: appState,
+  targetState,
+  nodes: z.array(z.looseObject({ id: z.string(), state: z.string() })),
+  errors: z.array(z.looseObject({ code: z.string(), message: z.string(), at: timestamp })),
+  endpoints: z.array(
+    z.looseObject({ port: z.number().int(), protocol: z.string(), address: z.string().nullable() }),
+  ),
+});
+
+/** 202 body of start, stop and restart: the status right after the call. */
+export const lifecycleAccepted = z.looseObject({ state: appState, targetState });
+
+export const build = z.looseObject({
+  id,
+  appId: id,
+  projectId: id,
+  state: z.enum(["queued", "running", "succeeded", "failed"]),
+  failedStep: z.string().nullable(),
+  createdAt: timestamp,
+  finishedAt: timestamp.nullable(),
+  pollAfterSec: z.number().nullable(),
+});
+
+export const logExport = z.looseObject({ text: z.string(), lines: z.number().int(), truncated: z.boolean() });
+
+export const usage = z.looseObject({
+  appId: id,
+  window: z.looseObject({ from: timestamp, to: timestamp }),
+  instances: z.number(),
+  runningSeconds: z.number(),
+  cpuSeconds: z.number(),
+  memoryMbAvg: z.number(),
+  requests: z.number(),
+  cost: decimal,
+});
+
+export const grid = z.looseObject({
+  id,
+  name: z.string(),
+  description: z.string().nullable(),
+  createdAt: timestamp,
+});
+
+export const server = z.looseObject({
+  address: id,
+  orderId: z.string(),
+  gridIds: z.array(z.string()),
+  state: z.string(),
+  csp: z.string(),
+  region: z.string(),
+  zone: z.string(),
+  instanceType: z.string(),
+  hourlyCost: decimal,
+  createdAt: timestamp,
+});
+
+export const order = z.looseObject({
+  id,
+  state: z.enum(["pending", "provisioning", "completed", "failed"]),
+  csp: z.string(),
+  region: z.string(),
+  zone: z.string(),
+  instanceType: z.string(),
+  count: z.number().int(),
+  gridIds: z.array(z.string()),
+  servers: z.array(z.string()),
+  error: serviceError.nullable(),
+  pollAfterSec: z.number().nullable(),
+  createdAt: timestamp,
+});
+
+export const estimate = z.looseObject({
+  estimate: z.looseObject({
+    hourlyCost: decimal,
+    perServerHourlyCost: decimal,
+    currency: z.string(),
+    count: z.number().int(),
+    csp: z.string(),
+    region: z.string(),
+    zone: z.string(),
+    instanceType: z.string(),
+  }),
+});
+
+export const provisionResult = z.union([estimate, order]);
+
+export const replaceResult = z.looseObject({ replacedAddress: z.string(), order });
+
+export const powerResult = z.looseObject({
+  items: z.array(z.looseObject({ address: z.string(), state: z.string(), error: serviceError.nullable() })),
+});
+
+export const deprovisionResult = z.looseObject({
+  items: z.array(z.looseObject({ address: z.string(), state: z.string() })),
+});
+
+export const region = z.looseObject({ id, name: z.string(), csps: z.array(z.string()) });
+export const zone = z.looseObject({ id, regionId: z.string(), available: z.boolean() });
+export const instanceType = z.looseObject({
+  id,
+  csp: z.string(),
+  cpu: z.number(),
+  memoryMb: z.number(),
+  gpu: z.number(),
+  hourlyPrice: decimal,
+  currency: z.string(),
+});
+
+export const balance = z.looseObject({ balance: decimal, currency: z.string() });
+
+export const costs = z.looseObject({
+  currency: z.string(),
+  from: z.string(),
+  to: z.string(),
+  total: decimal,
+  items: z.array(
+    z.looseObject({ date: z.string(), resourceType: z.string(), resourceId: z.string(), amount: decimal }),
+  ),
+});
+
+export const invoice = z.looseObject({
+  number: z.string(),
+  period: z.string(),
+  amount: decimal,
+  currency: z.string(),
+  status: z.string(),
+  issuedAt: timestamp.nullable(),
+});
+
+/** `{"error": {...}}`, the body of every error response. */
+export const errorBody = z.looseObject({
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    requestId: z.string().optional(),
+    requiredScopes: z.array(z.string()).optional(),
+    retryAfterSec: z.number().optional(),
+    details: z.unknown().optional(),
+  }),
+});

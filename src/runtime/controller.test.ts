@@ -1,0 +1,168 @@
+import { Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../telemetry/logger.ts";
+import { createControllerMetrics, createWorkqueueMetrics } from "../telemetry/metrics.ts";
+import { Controller, type ReconcileContext, type Reconciler, type Source } from "./controller.ts";
+import type { KubeObject } from "./object.ts";
+import { Outcome } from "./outcome.ts";
+import { Store } from "./store.ts";
+
+const logger = createLogger({ level: "silent" });
+
+function source(store: Store): Source {
+  return { on: (h) => store.on(h), list: () => store.list(), waitForSync: async () => {} };
+}
+
+function object(name: string, resourceVersion: string, extra: Partial<KubeObject> = {}): KubeObject {
+  return { metadata: { name, namespace: "ns", resourceVersion }, ...extra };
+}
+
+function controller(store: Store, reconcile: Reconciler, concurrency = 4) {
+  const registry = new Registry();
+  const metrics = {
+    controller: createControllerMetrics(registry),
+    workqueue: createWorkqueueMetrics(registry),
+  };
+  return {
+    registry,
+    controller: new Controller({
+      name: "widgets",
+      informer: source(store),
+      reconcile,
+      logger,
+      metrics,
+      concurrency,
+    }),
+  };
+}
+
+function gate() {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe("Controller", () => {
+  it("reconciles existing and new objects, never one key twice at once, and again after a change mid-reconcile", async () => {
+    const store = new Store(logger);
+    store.upsert(object("a", "1"));
+    const runs: string[] = [];
+    const inFlight = new Set<string>();
+    let overlapped = false;
+    const firstRunOfA = gate();
+    const { controller: c } = controller(store, async ({ key }) => {
+      if (inFlight.has(key)) overlapped = true;
+      inFlight.add(key);
+      runs.push(key);
+      if (key === "ns/a" && runs.filter((k) => k === "ns/a").length === 1) await firstRunOfA.opened;
+      inFlight.delete(key);
+      return Outcome.done();
+    });
+    await c.start();
+    await until(() => runs.includes("ns/a"));
+    store.upsert(object("a", "2"));
+    store.upsert(object("a", "3"));
+    store.upsert(object("b", "1"));
+    await until(() => runs.includes("ns/b"));
+    expect(runs.filter((k) => k === "ns/a")).toHaveLength(1);
+    firstRunOfA.open();
+    await until(() => runs.filter((k) => k === "ns/a").length === 2);
+    await c.stop();
+    expect(overlapped).toBe(false);
+    expect(runs.filter((k) => k === "ns/a")).toHaveLength(2);
+  });
+
+  it("catches a throw inside reconcile as an error: retried with backoff, other keys unaffected", async () => {
+    const store = new Store(logger);
+    store.upsert(object("a", "1"));
+    store.upsert(object("b", "1"));
+    const runs: string[] = [];
+    const { controller: c, registry } = controller(store, async ({ key }) => {
+      runs.push(key);
+      if (key === "ns/a" && runs.filter((k) => k === "ns/a").length === 1) throw new TypeError("bug");
+      return Outcome.done();
+    });
+    await c.start();
+    await until(() => runs.filter((k) => k === "ns/a").length === 2);
+    await c.stop();
+    expect(runs.filter((k) => k === "ns/b")).toHaveLength(1);
+    const errors = await registry.getSingleMetric("controller_runtime_reconcile_errors_total")?.get();
+    expect(errors?.values[0]?.value).toBe(1);
+  });
+
+  it("enqueues the primaries a related object maps to when it changes", async () => {
+    const primaries = new Store(logger);
+    const secrets = new Store(logger);
+    primaries.upsert(object("app1", "1", { spec: { credentialsRef: "creds" } }));
+    primaries.upsert(object("app2", "1", { spec: { credentialsRef: "other" } }));
+    const runs: string[] = [];
+    const { controller: c } = controller(primaries, async ({ key }) => {
+      runs.push(key);
+      return Outcome.done();
+    });
+    c.watch(source(secrets), (secret) =>
+      primaries
+        .list()
+        .filter((p) => (p.spec as { credentialsRef: string }).credentialsRef === secret.metadata.name)
+        .map((p) => `${p.metadata.namespace}/${p.metadata.name}`),
+    );
+    await c.start();
+    await until(() => runs.length === 2);
+    secrets.upsert(object("creds", "5"));
+    await until(() => runs.length === 3);
+    await c.stop();
+    expect(runs.at(-1)).toBe("ns/app1");
+  });
+
+  it("on stop, finishes the reconciles in flight and starts no new ones", async () => {
+    const store = new Store(logger);
+    store.upsert(object("a", "1"));
+    const release = gate();
+    let finished = false;
+    const runs: string[] = [];
+    const { controller: c } = controller(
+      store,
+      async ({ key }) => {
+        runs.push(key);
+        await release.opened;
+        finished = true;
+        return Outcome.done();
+      },
+      1,
+    );
+    await c.start();
+    await until(() => runs.length === 1);
+    store.upsert(object("b", "1"));
+    const stopped = c.stop();
+    release.open();
+    await stopped;
+    expect(finished).toBe(true);
+    expect(runs).toEqual(["ns/a"]);
+  });
+
+  it("on abort, signals the reconciles in flight", async () => {
+    const store = new Store(logger);
+    store.upsert(object("a", "1"));
+    let context: ReconcileContext | undefined;
+    const { controller: c } = controller(store, async (_, ctx) => {
+      context = ctx;
+      await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+      return Outcome.done();
+    });
+    await c.start();
+    await until(() => context !== undefined);
+    c.abort();
+    expect(context?.signal.aborted).toBe(true);
+    await c.stop();
+  });
+});

@@ -1,0 +1,155 @@
+import type { Logger } from "../telemetry/logger.ts";
+import type { ControllerMetrics, WorkqueueMetrics } from "../telemetry/metrics.ts";
+import { type KubeObject, objectKey, parseKey } from "./object.ts";
+import { applyOutcome, Outcome } from "./outcome.ts";
+import type { RateLimiter } from "./rate-limiter.ts";
+import type { StoreHandlers } from "./store.ts";
+import { WorkQueue } from "./workqueue.ts";
+
+export interface ReconcileRequest {
+  /** `namespace/name`, the informer store's key. */
+  key: string;
+  namespace: string | undefined;
+  name: string;
+}
+
+export interface ReconcileContext {
+  logger: Logger;
+  /** Aborted when the controller must stop at once (leadership lost); a graceful stop leaves it alone. */
+  signal: AbortSignal;
+}
+
+/** Reads the object from the informer by key (level-triggered) and says what should happen next. */
+export type Reconciler = (request: ReconcileRequest, context: ReconcileContext) => Promise<Outcome>;
+
+/** What a controller watches: an Informer, or anything with its subscription surface. */
+export interface Source {
+  on(handlers: StoreHandlers<KubeObject>): () => void;
+  list(): KubeObject[];
+  waitForSync(): Promise<void>;
+}
+
+/** Maps a changed related object to the keys of the primary objects to reconcile. */
+export type MapToKeys = (object: KubeObject) => readonly string[];
+
+export interface ControllerOptions {
+  name: string;
+  /** The primary objects (usually an Informer): every change to one enqueues its key. */
+  informer: Source;
+  reconcile: Reconciler;
+  logger: Logger;
+  metrics: { controller: ControllerMetrics; workqueue: WorkqueueMetrics };
+  /** Workers running reconciles in parallel (never two on one key); default 1. */
+  concurrency?: number;
+  rateLimiter?: RateLimiter;
+}
+
+interface Watched {
+  informer: Source;
+  map: MapToKeys;
+}
+
+/** N workers draining a work queue fed by informers; one reconcile per key at a time. */
+export class Controller {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  readonly #options: ControllerOptions;
+  readonly #logger: Logger;
+  readonly #watched: Watched[];
+  readonly #unsubscribe: Array<() => void> = [];
+  readonly #abort = new AbortController();
+  #workers: Promise<void>[] = [];
+
+  constructor(options: ControllerOptions) {
+    this.name = options.name;
+    this.#options = options;
+    this.#logger = options.logger.child({ controller: options.name });
+    this.queue = new WorkQueue({
+      name: options.name,
+      metrics: options.metrics.workqueue,
+      ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+    });
+    this.#watched = [{ informer: options.informer, map: (object) => [objectKey(object)] }];
+  }
+
+  /** Also reconcile the primaries `map` names whenever an object of `informer` changes. */
+  watch(informer: Source, map: MapToKeys): this {
+    this.#watched.push({ informer, map });
+    return this;
+  }
+
+  /** Subscribes to the informers, waits for them to sync, then starts the workers. */
+  async start(): Promise<void> {
+    for (const { informer, map } of this.#watched) {
+      const enqueue = (object: KubeObject) => {
+        for (const key of map(object)) this.queue.add(key);
+      };
+      this.#unsubscribe.push(
+        informer.on({
+          add: enqueue,
+          update: (oldObject, newObject) => {
+            enqueue(oldObject);
+            enqueue(newObject);
+          },
+          delete: enqueue,
+        }),
+      );
+    }
+    // Objects the primary informer already holds were announced before we subscribed.
+    for (const object of this.#options.informer.list()) this.queue.add(objectKey(object));
+    await Promise.all(this.#watched.map(({ informer }) => informer.waitForSync()));
+    if (this.queue.shuttingDown) return;
+    const concurrency = this.#options.concurrency ?? 1;
+    this.#options.metrics.controller.maxConcurrentReconciles.set({ controller: this.name }, concurrency);
+    this.#workers = Array.from({ length: concurrency }, () => this.#work());
+    this.#logger.info({ concurrency }, "controller started");
+  }
+
+  /** Stops taking work and waits for the reconciles in flight to finish. */
+  async stop(): Promise<void> {
+    this.#unsubscribeAll();
+    await this.queue.shutDownWithDrain();
+    await Promise.all(this.#workers);
+  }
+
+  /** Stops at once: no more work, and in-flight reconciles see their signal aborted. */
+  abort(): void {
+    this.#unsubscribeAll();
+    this.queue.shutDown();
+    this.#abort.abort();
+  }
+
+  #unsubscribeAll(): void {
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+  }
+
+  async #work(): Promise<void> {
+    const { metrics } = this.#options;
+    const labels = { controller: this.name };
+    for (let key = await this.queue.get(); key !== undefined; key = await this.queue.get()) {
+      metrics.controller.activeWorkers.inc(labels);
+      const endTimer = metrics.controller.reconcileTime.startTimer(labels);
+      const outcome = await this.#reconcileOne(key);
+      endTimer();
+      applyOutcome(outcome, {
+        controller: this.name,
+        key,
+        queue: this.queue,
+        metrics: metrics.controller,
+        logger: this.#logger,
+      });
+      this.queue.done(key);
+      metrics.controller.activeWorkers.dec(labels);
+    }
+  }
+
+  async #reconcileOne(key: string): Promise<Outcome> {
+    const { namespace, name } = parseKey(key);
+    const logger = this.#logger.child({ key });
+    try {
+      return await this.#options.reconcile({ key, namespace, name }, { logger, signal: this.#abort.signal });
+    } catch (error) {
+      return Outcome.error(error);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// The controller runtime: generic machinery that works on any Kubernetes resource type.
+export {
+  Controller,
+  type ControllerOptions,
+  type MapToKeys,
+  type ReconcileContext,
+  type ReconcileRequest,
+  type Reconciler,
+  type Source,
+} from "./controller.ts";
+export { isKubeError, KubeApiError, type KubeErrorCode } from "./errors.ts";
+export {
+  EventRecorder,
+  type EventRecorderOptions,
+  type EventSink,
+  type EventType,
+  kubeEventSink,
+} from "./events.ts";
+export { ensureFinalizer, hasFinalizer, removeFinalizer } from "./finalizers.ts";
+export { Informer, type InformerOptions } from "./informer.ts";
+export { deepEqual, mergePatch } from "./json.ts";
+export { KubeClient, patchTypes } from "./kube-client.ts";
+export { type LeaderElectionOptions, LeaderElector } from "./leader-election.ts";
+export { Manager, type ManagerOptions, type Runnable } from "./manager.ts";
+export { microTime } from "./micro-time.ts";
+export {
+  type KubeObject,
+  kubeObjectSchema,
+  type ObjectMeta,
+  objectKey,
+  parseKey,
+  type ResourceType,
+} from "./object.ts";
+export { Outcome } from "./outcome.ts";
+export { AddressError, parseAddress } from "./probes.ts";
+export { controllerRateLimiter, type RateLimiter } from "./rate-limiter.ts";
+export { patchStatus, type StatusPatchResult } from "./status.ts";
+export { Store, type StoreHandlers } from "./store.ts";
+export { WorkQueue, type WorkQueueOptions } from "./workqueue.ts";

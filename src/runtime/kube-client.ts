@@ -1,0 +1,186 @@
+import { createHash } from "node:crypto";
+import type { RequestOptions as HttpsRequestOptions } from "node:https";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { Agent, type Dispatcher, request } from "undici";
+import { z } from "zod";
+import { codeForStatus, KubeApiError } from "./errors.ts";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface CallOptions {
+  query?: Query;
+  body?: unknown;
+  /** Defaults to application/json when there is a body. */
+  contentType?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export const patchTypes = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+} as const;
+
+const statusSchema = z.looseObject({
+  message: z.string().optional(),
+  reason: z.string().optional(),
+  code: z.number().optional(),
+});
+
+const defaultTimeoutMs = 30_000;
+
+/**
+ * A small Kubernetes REST client over undici. client-node's generated clients build a new
+ * connection pool per call; this keeps one per cluster and credentials, and re-reads credentials
+ * from the KubeConfig on every call so rotated tokens and reloaded kubeconfigs take effect.
+ */
+export class KubeClient {
+  readonly #config: KubeConfig;
+  #dispatcher: { key: string; agent: Agent } | undefined;
+
+  constructor(config: KubeConfig) {
+    this.#config = config;
+  }
+
+  /** Sends a request and returns the parsed JSON body (undefined when empty). */
+  async call(method: HttpMethod, path: string, options: CallOptions = {}): Promise<unknown> {
+    const response = await this.#send(method, path, options, options.timeoutMs ?? defaultTimeoutMs);
+    const text = await readBody(response, method, path);
+    if (response.statusCode >= 300) throw apiError(response.statusCode, method, path, text);
+    return text === "" ? undefined : parseJson(text, method, path);
+  }
+
+  /**
+   * Opens a streaming GET (a watch) and yields its lines. Only the response headers are bounded in
+   * time; the caller bounds silence by aborting `signal`.
+   */
+  async *stream(path: string, query: Query, signal: AbortSignal): AsyncGenerator<string> {
+    const response = await this.#send("GET", path, { query, signal }, 0);
+    if (response.statusCode !== 200) {
+      throw apiError(response.statusCode, "GET", path, await readBody(response, "GET", path));
+    }
+    // A multi-byte character can straddle two chunks: decode in streaming mode.
+    const decoder = new TextDecoder();
+    let buffered = "";
+    try {
+      for await (const chunk of response.body) {
+        buffered += decoder.decode(chunk, { stream: true });
+        let newline = buffered.indexOf("\n");
+        while (newline >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          if (line.trim() !== "") yield line;
+          newline = buffered.indexOf("\n");
+        }
+      }
+    } catch (error) {
+      throw transportError("GET", path, error);
+    } finally {
+      response.body.destroy();
+    }
+  }
+
+  async close(): Promise<void> {
+    const current = this.#dispatcher;
+    this.#dispatcher = undefined;
+    await current?.agent.destroy();
+  }
+
+  async #send(method: HttpMethod, path: string, options: CallOptions, bodyTimeoutMs: number) {
+    const server = this.#config.getCurrentCluster()?.server;
+    if (!server)
+      throw new KubeApiError("config", 0, "the kubeconfig has no current cluster with a server address");
+    const { headers, dispatcher } = await this.#credentials();
+    const url = new URL(server.replace(/\/$/, "") + path);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const hasBody = options.body !== undefined;
+    if (hasBody) headers["content-type"] = options.contentType ?? "application/json";
+    headers.accept = "application/json";
+    try {
+      return await request(url, {
+        method,
+        headers,
+        dispatcher,
+        ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        headersTimeout: options.timeoutMs ?? defaultTimeoutMs,
+        bodyTimeout: bodyTimeoutMs,
+      });
+    } catch (error) {
+      throw transportError(method, path, error);
+    }
+  }
+
+  async #credentials(): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher }> {
+    const options: HttpsRequestOptions = {};
+    await this.#config.applyToHTTPSOptions(options);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      if (value !== undefined) headers[name.toLowerCase()] = String(value);
+    }
+    if (options.auth) headers.authorization = `Basic ${Buffer.from(options.auth).toString("base64")}`;
+    const tls = {
+      ...(options.ca ? { ca: options.ca } : {}),
+      ...(options.cert ? { cert: options.cert } : {}),
+      ...(options.key ? { key: options.key } : {}),
+      ...(options.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: options.rejectUnauthorized }),
+      ...(options.servername ? { servername: options.servername } : {}),
+    };
+    const key = createHash("sha256").update(JSON.stringify(tls)).digest("hex");
+    if (this.#dispatcher?.key !== key) {
+      const previous = this.#dispatcher;
+      this.#dispatcher = { key, agent: new Agent({ connect: { ...tls, keepAlive: true } }) };
+      void previous?.agent.close().catch(() => undefined);
+    }
+    return { headers, dispatcher: this.#dispatcher.agent };
+  }
+}
+
+async function readBody(
+  response: Dispatcher.ResponseData,
+  method: HttpMethod,
+  path: string,
+): Promise<string> {
+  try {
+    return await response.body.text();
+  } catch (error) {
+    throw transportError(method, path, error);
+  }
+}
+
+function parseJson(text: string, method: HttpMethod, path: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new KubeApiError(
+      "bad_response",
+      200,
+      `${method} ${path}: the API server answered with invalid JSON`,
+    );
+  }
+}
+
+function apiError(statusCode: number, method: HttpMethod, path: string, body: string): KubeApiError {
+  let status: z.infer<typeof statusSchema> = {};
+  try {
+    status = statusSchema.parse(JSON.parse(body));
+  } catch {
+    // Not a Status object (a proxy's HTML page, say): the HTTP status alone must do.
+  }
+  const detail = status.message ?? `HTTP ${statusCode}`;
+  return new KubeApiError(
+    codeForStatus(statusCode),
+    statusCode,
+    `${method} ${path}: ${detail}`,
+    status.reason,
+  );
+}
+
+function transportError(method: HttpMethod, path: string, error: unknown): KubeApiError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new KubeApiError("transport", 0, `${method} ${path}: ${detail}`, undefined, { cause: error });
+}

@@ -1,0 +1,147 @@
+import type { Logger } from "../telemetry/logger.ts";
+import type { Metrics } from "../telemetry/metrics.ts";
+import type { Informer } from "./informer.ts";
+import { type LeaderElectionOptions, LeaderElector } from "./leader-election.ts";
+import { ProbeServer } from "./probes.ts";
+
+/** Something the manager starts and stops: an informer, a controller, a periodic job. */
+export interface Runnable {
+  start(): void | Promise<void>;
+  /** Graceful: finish what is in flight. */
+  stop(): Promise<void>;
+  /** Immediate (leadership lost): stop taking work and cancel what is in flight. */
+  abort?(): void;
+}
+
+export interface ManagerOptions {
+  logger: Logger;
+  metrics: Metrics;
+  /** Serves /healthz and /readyz, e.g. ":8081"; no server when undefined. */
+  healthAddr?: string;
+  /** Serves /metrics, e.g. ":8080"; no server when undefined. */
+  metricsAddr?: string;
+  /** Run leader-only work only while holding this lease; without it, this replica always leads. */
+  leaderElection?: Omit<LeaderElectionOptions, "logger" | "metrics" | "onStartedLeading" | "onLost">;
+  /** Called once leadership is lost and leader-only work was aborted; the CLI exits the process. */
+  onLeadershipLost?: () => void;
+}
+
+/**
+ * Runs informers always and controllers only while leading; serves probes and metrics; stops in
+ * order: controllers drain their in-flight reconciles, the lease is released, informers stop.
+ */
+export class Manager {
+  readonly #options: ManagerOptions;
+  readonly #logger: Logger;
+  readonly #informers: Informer[] = [];
+  readonly #always: Runnable[] = [];
+  readonly #leaderOnly: Runnable[] = [];
+  readonly #health: ProbeServer;
+  readonly #metricsServer: ProbeServer;
+  #elector: LeaderElector | undefined;
+  #leading = false;
+  #stopping: Promise<void> | undefined;
+  /** The bound addresses once started (useful with port 0). */
+  readonly addresses: { health?: string; metrics?: string } = {};
+
+  constructor(options: ManagerOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+    this.#health = new ProbeServer({
+      "/healthz": async () => ({ status: 200, body: "ok\n" }),
+      "/readyz": async () =>
+        this.ready() ? { status: 200, body: "ok\n" } : { status: 503, body: "informers not synced\n" },
+    });
+    const { registry } = options.metrics;
+    this.#metricsServer = new ProbeServer({
+      "/metrics": async () => ({
+        status: 200,
+        body: await registry.metrics(),
+        contentType: registry.contentType,
+      }),
+    });
+  }
+
+  /** Informers run on every replica, so a new leader starts with warm caches. */
+  addInformer(informer: Informer): this {
+    this.#informers.push(informer);
+    this.#always.push(informer);
+    return this;
+  }
+
+  /** Controllers (and other writers) run only on the leader. */
+  addController(runnable: Runnable): this {
+    this.#leaderOnly.push(runnable);
+    return this;
+  }
+
+  /** Runs on every replica regardless of leadership. */
+  add(runnable: Runnable): this {
+    this.#always.push(runnable);
+    return this;
+  }
+
+  /** True once every informer has synced. */
+  ready(): boolean {
+    return this.#informers.every((informer) => informer.hasSynced());
+  }
+
+  isLeader(): boolean {
+    return this.#leading;
+  }
+
+  /** Listens, starts informers and the election (or the controllers at once), and returns. */
+  async start(): Promise<void> {
+    const { healthAddr, metricsAddr, leaderElection } = this.#options;
+    if (healthAddr !== undefined) this.addresses.health = await this.#health.listen(healthAddr);
+    if (metricsAddr !== undefined) this.addresses.metrics = await this.#metricsServer.listen(metricsAddr);
+    for (const runnable of this.#always) await runnable.start();
+    if (leaderElection === undefined) {
+      this.#startLeading();
+      return;
+    }
+    this.#elector = new LeaderElector({
+      ...leaderElection,
+      logger: this.#logger.child({ component: "leader-election" }),
+      metrics: this.#options.metrics.leaderElection,
+      onStartedLeading: () => this.#startLeading(),
+      onLost: () => this.#loseLeadership(),
+    });
+    this.#elector.start();
+  }
+
+  /** Stops taking work, waits for in-flight reconciles, releases the lease, stops informers. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    this.#logger.info("stopping: draining in-flight reconciles");
+    await Promise.all(this.#leaderOnly.map((r) => r.stop()));
+    this.#leading = false;
+    await this.#elector?.stop();
+    await Promise.all(this.#always.map((r) => r.stop()));
+    await Promise.all([this.#health.close(), this.#metricsServer.close()]);
+    this.#logger.info("stopped");
+  }
+
+  #startLeading(): void {
+    if (this.#stopping !== undefined) return;
+    this.#leading = true;
+    for (const runnable of this.#leaderOnly) {
+      Promise.resolve(runnable.start()).catch((error: unknown) =>
+        this.#logger.error({ err: error }, "a leader-only runnable failed to start"),
+      );
+    }
+  }
+
+  #loseLeadership(): void {
+    this.#leading = false;
+    for (const runnable of this.#leaderOnly) {
+      if (runnable.abort) runnable.abort();
+      else void runnable.stop();
+    }
+    this.#options.onLeadershipLost?.();
+  }
+}

@@ -1,0 +1,71 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export class AddressError extends Error {
+  readonly code = "bad_address";
+}
+
+export interface ListenAddress {
+  host: string | undefined;
+  port: number;
+}
+
+/** Parses `host:port`, `:port` (all interfaces) or `[v6]:port`. */
+export function parseAddress(address: string): ListenAddress {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(address.trim());
+  const port = Number(match?.[3]);
+  if (match === null || port > 65535) {
+    throw new AddressError(
+      `"${address}" is not a listen address: use host:port or :port (e.g. :8080 or 127.0.0.1:0)`,
+    );
+  }
+  const host = match[1] ?? match[2];
+  return { host: host === "" ? undefined : host, port };
+}
+
+export type Route = () => Promise<{ status: number; body: string; contentType?: string }>;
+
+/** A tiny HTTP server answering GET on fixed paths; anything else is 404. */
+export class ProbeServer {
+  readonly #server: Server;
+
+  constructor(routes: Record<string, Route>) {
+    this.#server = createServer((request, response) => void answer(routes, request, response));
+  }
+
+  async listen(address: string): Promise<string> {
+    const { host, port } = parseAddress(address);
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once("error", reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off("error", reject);
+        resolve();
+      });
+    });
+    const bound = this.#server.address() as AddressInfo;
+    return bound.family === "IPv6" ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`;
+  }
+
+  async close(): Promise<void> {
+    if (!this.#server.listening) return;
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+async function answer(routes: Record<string, Route>, request: IncomingMessage, response: ServerResponse) {
+  const path = new URL(request.url ?? "/", "http://probe").pathname;
+  const route = routes[path];
+  if (route === undefined || (request.method !== "GET" && request.method !== "HEAD")) {
+    response.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+    return;
+  }
+  try {
+    const { status, body, contentType = "text/plain; charset=utf-8" } = await route();
+    response
+      .writeHead(status, { "content-type": contentType })
+      .end(request.method === "HEAD" ? undefined : body);
+  } catch {
+    response.writeHead(500, { "content-type": "text/plain" }).end("internal error\n");
+  }
+}

@@ -1,0 +1,272 @@
+import { z } from "zod";
+import type { Logger } from "../telemetry/logger.ts";
+import type { WatchMetrics } from "../telemetry/metrics.ts";
+import { Backoff, type BackoffOptions, reflectorBackoff } from "./backoff.ts";
+import { codeForStatus, isKubeError, KubeApiError } from "./errors.ts";
+import type { KubeClient, Query } from "./kube-client.ts";
+import {
+  apiVersionOf,
+  collectionPath,
+  type KubeObject,
+  kubeObjectSchema,
+  type ResourceType,
+  resourceLabel,
+} from "./object.ts";
+import type { Store } from "./store.ts";
+import { delay, randomBetween } from "./timers.ts";
+
+export interface ReflectorOptions {
+  client: KubeClient;
+  type: ResourceType;
+  store: Store;
+  logger: Logger;
+  metrics: WatchMetrics;
+  /** One namespace; all namespaces when undefined. */
+  namespace?: string;
+  labelSelector?: string;
+  /** Items per list page (default 500). */
+  pageSize?: number;
+  /** Each watch asks the server to close it after a random time in this range (default 300–600 s). */
+  watchTimeoutSeconds?: { min: number; max: number };
+  /** A watch silent for longer than this is presumed dead (default: its timeout + 30 s). */
+  idleTimeoutMs?: number;
+  backoff?: BackoffOptions;
+  /**
+   * Resume: watch from this resourceVersion instead of listing first. The store must already hold
+   * the state at that version (e.g. from a previous run); a 410 Gone falls back to a relist.
+   */
+  resourceVersion?: string;
+  /** Applied to every object before it is stored; by default drops `metadata.managedFields`. */
+  transform?: (object: KubeObject) => KubeObject;
+}
+
+const listSchema = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.string().optional(),
+  metadata: z.object({ resourceVersion: z.string(), continue: z.string().optional() }),
+  items: z.array(z.unknown()).nullable(),
+});
+
+const watchEventSchema = z.object({
+  type: z.enum(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]),
+  object: z.unknown(),
+});
+
+const bookmarkSchema = z.object({ metadata: z.object({ resourceVersion: z.string() }) });
+
+const watchStatusSchema = z.looseObject({ code: z.number().optional(), message: z.string().optional() });
+
+const idleMarginMs = 30_000;
+const shortWatchMs = 1000;
+
+type WatchEnd = "closed" | "gone";
+
+/** Raised (as an abort reason) when a watch stream stays silent past its bound. */
+class SilentWatchError extends Error {
+  readonly code = "silent_watch";
+}
+
+/**
+ * Keeps a store equal to the server's objects: paginated list, then watch with bookmarks, resuming
+ * from the last resourceVersion; relists on 410 Gone, sweeping what vanished meanwhile; restarts
+ * with backoff after any error and when a watch goes silent (a half-open connection).
+ */
+export class Reflector {
+  readonly #options: ReflectorOptions;
+  readonly #label: string;
+  readonly #backoff: Backoff;
+  readonly #stopping = new AbortController();
+  #resourceVersion: string | undefined;
+  #synced = false;
+  #onSynced: Array<() => void> = [];
+  #running: Promise<void> | undefined;
+
+  constructor(options: ReflectorOptions) {
+    this.#options = options;
+    this.#label = resourceLabel(options.type);
+    this.#backoff = new Backoff(options.backoff ?? reflectorBackoff);
+    this.#resourceVersion = options.resourceVersion;
+  }
+
+  /** The resourceVersion the store reflects. */
+  get resourceVersion(): string | undefined {
+    return this.#resourceVersion;
+  }
+
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** Resolves once the store first reflects the server (or at stop). */
+  waitForSync(): Promise<void> {
+    if (this.#synced || this.#stopping.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => this.#onSynced.push(resolve));
+  }
+
+  start(): void {
+    this.#running ??= this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping.abort();
+    this.#wakeSyncWaiters();
+    await this.#running;
+  }
+
+  async #run(): Promise<void> {
+    const { logger } = this.#options;
+    // Every list after the first (or after resuming) is a relist.
+    let listed = this.#options.resourceVersion !== undefined;
+    while (!this.#stopping.signal.aborted) {
+      try {
+        if (this.#resourceVersion === undefined) {
+          if (listed) this.#options.metrics.relists.inc({ resource: this.#label });
+          await this.#list();
+          listed = true;
+        }
+        if ((await this.#watch()) === "gone") this.#expire();
+      } catch (error) {
+        if (this.#stopping.signal.aborted) break;
+        if (isKubeError(error, "gone")) {
+          this.#expire();
+          continue;
+        }
+        this.#options.metrics.restarts.inc({ resource: this.#label });
+        if (error instanceof SilentWatchError) {
+          logger.warn({ resource: this.#label }, "watch silent past its bound; restarting it");
+          continue;
+        }
+        const wait = this.#backoff.next();
+        logger.warn(
+          { resource: this.#label, err: error, retryInMs: Math.round(wait) },
+          "list/watch failed; retrying after backoff",
+        );
+        await delay(wait, this.#stopping.signal);
+      }
+    }
+  }
+
+  #expire(): void {
+    this.#options.logger.info({ resource: this.#label }, "resourceVersion expired (410 Gone); relisting");
+    this.#resourceVersion = undefined;
+  }
+
+  async #list(): Promise<void> {
+    const { client, type, namespace, labelSelector, pageSize = 500 } = this.#options;
+    const path = collectionPath(type, namespace);
+    const items: KubeObject[] = [];
+    let continueToken: string | undefined;
+    let resourceVersion: string;
+    do {
+      const query: Query = { limit: pageSize, continue: continueToken, labelSelector };
+      const page = listSchema.parse(await client.call("GET", path, { query, signal: this.#stopping.signal }));
+      const kind = page.kind?.replace(/List$/, "") ?? type.kind;
+      for (const raw of page.items ?? []) items.push(this.#toObject(raw, kind));
+      continueToken = page.metadata.continue || undefined;
+      resourceVersion = page.metadata.resourceVersion;
+    } while (continueToken !== undefined);
+    this.#options.store.replace(items, (object) => this.#inScope(object));
+    this.#resourceVersion = resourceVersion;
+    this.#markSynced();
+  }
+
+  async #watch(): Promise<WatchEnd> {
+    const {
+      client,
+      type,
+      namespace,
+      labelSelector,
+      watchTimeoutSeconds = { min: 300, max: 600 },
+    } = this.#options;
+    const timeoutSeconds = randomBetween(watchTimeoutSeconds.min, watchTimeoutSeconds.max);
+    const idleMs = this.#options.idleTimeoutMs ?? timeoutSeconds * 1000 + idleMarginMs;
+    const watching = new AbortController();
+    const stop = () => watching.abort();
+    this.#stopping.signal.addEventListener("abort", stop, { once: true });
+    const idle = setTimeout(() => watching.abort(new SilentWatchError()), idleMs);
+    const query: Query = {
+      watch: 1,
+      allowWatchBookmarks: true,
+      resourceVersion: this.#resourceVersion,
+      timeoutSeconds,
+      labelSelector,
+    };
+    const startedAt = Date.now();
+    let events = 0;
+    try {
+      for await (const line of client.stream(collectionPath(type, namespace), query, watching.signal)) {
+        idle.refresh();
+        events += 1;
+        if (this.#apply(line) === "gone") return "gone";
+      }
+      // Like client-go: a watch closed at once with nothing in it means something is wrong; back off.
+      if (events === 0 && Date.now() - startedAt < shortWatchMs && !this.#stopping.signal.aborted) {
+        throw new KubeApiError("transport", 0, `watch ${this.#label} closed immediately without events`);
+      }
+      return "closed";
+    } catch (error) {
+      throw watching.signal.reason instanceof SilentWatchError ? watching.signal.reason : error;
+    } finally {
+      clearTimeout(idle);
+      this.#stopping.signal.removeEventListener("abort", stop);
+      watching.abort();
+    }
+  }
+
+  /** Applies one watch event to the store; returns "gone" for a 410. */
+  #apply(line: string): "gone" | undefined {
+    const event = watchEventSchema.parse(JSON.parse(line));
+    switch (event.type) {
+      case "ADDED":
+      case "MODIFIED":
+      case "DELETED": {
+        const object = this.#toObject(event.object, this.#options.type.kind);
+        if (event.type === "DELETED") this.#options.store.remove(object);
+        else this.#options.store.upsert(object);
+        this.#resourceVersion = object.metadata.resourceVersion;
+        break;
+      }
+      case "BOOKMARK":
+        this.#resourceVersion = bookmarkSchema.parse(event.object).metadata.resourceVersion;
+        break;
+      case "ERROR": {
+        const status = watchStatusSchema.parse(event.object);
+        if (status.code === 410) return "gone";
+        const code = status.code ?? 500;
+        throw new KubeApiError(
+          codeForStatus(code),
+          code,
+          `watch ${this.#label}: ${status.message ?? "error event"}`,
+        );
+      }
+    }
+    this.#markSynced();
+    return undefined;
+  }
+
+  #toObject(raw: unknown, kind: string | undefined): KubeObject {
+    const object = kubeObjectSchema.parse(raw);
+    object.apiVersion ??= apiVersionOf(this.#options.type);
+    if (kind !== undefined) object.kind ??= kind;
+    return this.#options.transform ? this.#options.transform(object) : dropManagedFields(object);
+  }
+
+  #inScope(object: KubeObject): boolean {
+    return this.#options.namespace === undefined || object.metadata.namespace === this.#options.namespace;
+  }
+
+  #markSynced(): void {
+    if (this.#synced) return;
+    this.#synced = true;
+    this.#wakeSyncWaiters();
+  }
+
+  #wakeSyncWaiters(): void {
+    for (const resolve of this.#onSynced.splice(0)) resolve();
+  }
+}
+
+function dropManagedFields(object: KubeObject): KubeObject {
+  delete object.metadata.managedFields;
+  return object;
+}

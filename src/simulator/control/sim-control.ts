@@ -1,0 +1,236 @@
+import { z } from "zod";
+import { addKey, addUser } from "../domain/accounts.ts";
+import { resumeWaiting } from "../domain/apps.ts";
+import { accrue, scheduleExhaustion } from "../domain/billing.ts";
+import { BUILD_STEPS } from "../domain/builds.ts";
+import { ApiError, notFound } from "../errors.ts";
+import { type ActiveFault, faultSchema } from "../faults.ts";
+import { parseWith } from "../http/inputs.ts";
+import { money, newKeySchema, newUserSchema, type Seed, toMicros } from "../options.ts";
+import { createWorld } from "../store/bootstrap.ts";
+import { formatMoney } from "../store/money.ts";
+import type { Role, User } from "../store/records.ts";
+import type { RequestRecord } from "../store/request-log.ts";
+import type { World, WorldConfig } from "../store/world.ts";
+import { type Timings, timingsSchema } from "../timings.ts";
+
+export const shareSchema = z
+  .object({
+    resourceType: z.enum(["project", "app", "grid"]),
+    resourceId: z.string().min(1),
+    userId: z.string().min(1),
+    role: z.enum(["owner", "editor", "viewer"]),
+  })
+  .strict();
+
+export const failureSchema = z
+  .object({
+    kind: z.enum(["build", "start", "order", "wake"]),
+    count: z.number().int().min(1).max(1000).default(1),
+    step: z.enum(BUILD_STEPS).default("build"),
+  })
+  .strict();
+
+export interface UserView {
+  id: string;
+  email: string;
+  balance: string;
+  frozen: boolean;
+}
+
+export interface KeyView {
+  id: string;
+  token: string;
+  userId: string;
+  scopes: string[];
+  projectIds: string[];
+  expiresAt: string | null;
+}
+
+/** The in-process control of a running simulator; the /_sim HTTP API calls the same methods. */
+export class SimControl {
+  readonly #holder: { world: World };
+  readonly #config: WorldConfig;
+  readonly #seed: Seed | undefined;
+  readonly #demoToken: string | undefined;
+
+  constructor(
+    holder: { world: World },
+    config: WorldConfig,
+    seed: Seed | undefined,
+    demoToken: string | undefined,
+  ) {
+    this.#holder = holder;
+    this.#config = config;
+    this.#seed = seed;
+    this.#demoToken = demoToken;
+  }
+
+  get #world(): World {
+    return this.#holder.world;
+  }
+
+  addUser(input: z.input<typeof newUserSchema>): UserView {
+    const parsed = parseWith(newUserSchema, input, "");
+    return userView(
+      addUser(this.#world, { ...parsed, balance: toMicros(parsed.balance) }, this.#world.settle()),
+    );
+  }
+
+  addKey(input: z.input<typeof newKeySchema>): KeyView {
+    const key = addKey(this.#world, parseWith(newKeySchema, input, ""));
+    return {
+      id: key.id,
+      token: key.token,
+      userId: key.userId,
+      scopes: [...key.scopes],
+      projectIds: [...key.projectIds],
+      expiresAt: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
+    };
+  }
+
+  revokeKey(keyId: string): void {
+    const key = this.#world.keysById.get(keyId);
+    if (key === undefined) throw notFound("key", keyId);
+    key.revoked = true;
+  }
+
+  setBalance(userId: string, balance: number | string): string {
+    const micros = toMicros(parseWith(money, balance, "balance"));
+    const user = this.#user(userId);
+    const now = this.#world.settle();
+    accrue(this.#world, user, now);
+    user.balance = micros;
+    scheduleExhaustion(this.#world, user, now);
+    resumeWaiting(this.#world, now);
+    return formatMoney(user.balance);
+  }
+
+  balance(userId: string): string {
+    const user = this.#user(userId);
+    accrue(this.#world, user, this.#world.settle());
+    return formatMoney(user.balance);
+  }
+
+  freeze(userId: string, frozen = true): void {
+    this.#user(userId).frozen = frozen;
+  }
+
+  share(input: z.input<typeof shareSchema>): void {
+    const { resourceType, resourceId, userId, role } = parseWith(shareSchema, input, "");
+    this.#user(userId);
+    const world = this.#world;
+    const resource =
+      resourceType === "project"
+        ? world.projects.get(resourceId)
+        : resourceType === "app"
+          ? world.apps.get(resourceId)
+          : world.grids.get(resourceId);
+    if (resource === undefined) throw notFound(resourceType, resourceId);
+    resource.members.set(userId, role satisfies Role);
+  }
+
+  injectFault(fault: z.input<typeof faultSchema>): string {
+    return this.#world.faults.add(parseWith(faultSchema, fault, ""));
+  }
+
+  faults(): ActiveFault[] {
+    return this.#world.faults.list();
+  }
+
+  clearFaults(id?: string): void {
+    if (!this.#world.faults.clear(id) && id !== undefined) throw notFound("fault", id);
+  }
+
+  timings(): Timings {
+    return { ...this.#world.timings };
+  }
+
+  setTimings(partial: Partial<Timings>): Timings {
+    Object.assign(this.#world.timings, parseWith(timingsSchema.partial(), partial, ""));
+    return this.timings();
+  }
+
+  failNext(input: z.input<typeof failureSchema>): void {
+    const { kind, count, step } = parseWith(failureSchema, input, "");
+    const failures = this.#world.failures;
+    if (kind === "build") failures.builds.push(...Array.from({ length: count }, () => step));
+    else if (kind === "start") failures.starts += count;
+    else if (kind === "order") failures.orders += count;
+    else failures.wakes += count;
+  }
+
+  failNextBuild(options: { step?: (typeof BUILD_STEPS)[number]; count?: number } = {}): void {
+    this.failNext({ kind: "build", ...options });
+  }
+
+  failNextStart(count = 1): void {
+    this.failNext({ kind: "start", count });
+  }
+
+  failNextOrder(count = 1): void {
+    this.failNext({ kind: "order", count });
+  }
+
+  failNextWake(count = 1): void {
+    this.failNext({ kind: "wake", count });
+  }
+
+  setCapacity(zone: string, available: boolean): void {
+    const world = this.#world;
+    if (available) world.zonesWithoutCapacity.delete(zone);
+    else world.zonesWithoutCapacity.add(zone);
+    resumeWaiting(world, world.settle());
+  }
+
+  now(): Date {
+    return new Date(this.#world.settle());
+  }
+
+  clock(): { now: string; speed: number; frozen: boolean } {
+    const { clock } = this.#world;
+    return { now: this.now().toISOString(), speed: clock.speed, frozen: clock.frozen };
+  }
+
+  /** Moves simulated time forward and runs every transition that became due, in order. */
+  advanceClock(seconds: number): Date {
+    if (!Number.isFinite(seconds) || seconds < 0) {
+      throw new ApiError(400, "validation_failed", "advanceSec must be a number of seconds, 0 or more", {
+        details: [{ path: "advanceSec", message: "must be 0 or more" }],
+      });
+    }
+    this.#world.clock.advance(seconds * 1000);
+    return this.now();
+  }
+
+  setClock(to: Date | string | number): Date {
+    const world = this.#world;
+    const target = new Date(to).getTime();
+    if (Number.isNaN(target))
+      throw new ApiError(400, "validation_failed", "set must be an ISO-8601 date-time");
+    if (target < world.clock.now()) {
+      throw new ApiError(400, "validation_failed", "the clock only moves forward; reset to go back");
+    }
+    world.clock.set(target);
+    return this.now();
+  }
+
+  requests(filter: { operation?: string } = {}): RequestRecord[] {
+    return this.#world.requestLog.list(filter.operation);
+  }
+
+  /** Back to the start: seed users (or the demo user and key), clock, ids, no faults. */
+  reset(): void {
+    this.#holder.world = createWorld(this.#config, this.#seed, this.#demoToken);
+  }
+
+  #user(userId: string): User {
+    const user = this.#world.users.get(userId);
+    if (user === undefined) throw notFound("user", userId);
+    return user;
+  }
+}
+
+function userView(user: User): UserView {
+  return { id: user.id, email: user.email, balance: formatMoney(user.balance), frozen: user.frozen };
+}

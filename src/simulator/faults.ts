@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+export const faultSchema = z
+  .object({
+    /** An operation name from the routes table, or "*" for every operation. */
+    operation: z.string().min(1),
+    latencyMs: z.number().int().min(0).max(600_000).optional(),
+    status: z.number().int().min(400).max(599).optional(),
+    retryAfterSec: z.number().int().min(0).max(3600).optional(),
+    /** Perform the operation, then destroy the connection without answering. */
+    dropResponse: z.boolean().optional(),
+    /** With dropResponse: don't record the idempotent response, so a retry acts again. */
+    forgetIdempotency: z.boolean().optional(),
+    /** How many requests it hits; unlimited until cleared when absent. */
+    times: z.number().int().min(1).optional(),
+  })
+  .strict()
+  .refine((f) => !(f.status !== undefined && f.dropResponse === true), {
+    message: "a fault either answers a status or drops the response, not both",
+  });
+
+export type Fault = z.infer<typeof faultSchema>;
+
+export interface ActiveFault extends Fault {
+  id: string;
+}
+
+/** Fault rules by operation; each hit counts down `times`. */
+export class FaultTable {
+  #faults: ActiveFault[] = [];
+  #next = 1;
+
+  add(fault: Fault): string {
+    const id = `fault_${this.#next++}`;
+    this.#faults.push({ ...fault, id });
+    return id;
+  }
+
+  list(): ActiveFault[] {
+    return this.#faults.map((f) => ({ ...f }));
+  }
+
+  clear(id?: string): boolean {
+    const before = this.#faults.length;
+    this.#faults = id === undefined ? [] : this.#faults.filter((f) => f.id !== id);
+    return this.#faults.length < before || id === undefined;
+  }
+
+  /** The first rule matching the operation, consuming one of its hits. */
+  take(operation: string): ActiveFault | undefined {
+    if (this.#faults.length === 0) return undefined;
+    const fault = this.#faults.find((f) => f.operation === operation || f.operation === "*");
+    if (fault === undefined) return undefined;
+    if (fault.times !== undefined) {
+      fault.times--;
+      if (fault.times <= 0) this.#faults = this.#faults.filter((f) => f !== fault);
+    }
+    return { ...fault };
+  }
+}

@@ -1,0 +1,122 @@
+import type { StartState } from "./domain/apps.ts";
+import { formatMoney } from "./store/money.ts";
+import type { App, Build, Grid, Order, Project, Server } from "./store/records.ts";
+import type { World } from "./store/world.ts";
+
+/** JSON shapes of the records, as docs/simulator.md documents them. */
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+export function projectView(project: Project) {
+  return { id: project.id, name: project.name, createdAt: iso(project.createdAt) };
+}
+
+export function appView(app: App, start?: StartState) {
+  const { config } = app;
+  return {
+    id: app.id,
+    projectId: app.projectId,
+    name: app.name,
+    config: {
+      ...(config.image === undefined ? {} : { image: config.image }),
+      ports: config.ports.map((p) => ({ ...p })),
+      instances: { ...config.instances },
+      env: config.env.map((e) => ({ name: e.name, value: e.secret ? null : e.value, secret: e.secret })),
+      volumes: config.volumes.map((v) => ({ ...v })),
+      hardware: { ...config.hardware },
+      placement: { ...config.placement },
+      gridPriorities: { ...config.gridPriorities },
+      ...(config.command === undefined ? {} : { command: [...config.command] }),
+    },
+    ...(app.source === undefined ? {} : { source: { ...app.source } }),
+    ...(app.buildId === undefined ? {} : { buildId: app.buildId }),
+    ...(start === undefined ? {} : { start: { state: start } }),
+    createdAt: iso(app.createdAt),
+    updatedAt: iso(app.updatedAt),
+  };
+}
+
+export function statusView(app: App) {
+  return {
+    state: app.state,
+    targetState: app.targetState,
+    nodes: app.nodes.map((n) => ({ id: n.id, state: n.state })),
+    errors: app.errors.map((e) => ({ code: e.code, message: e.message, at: iso(e.at) })),
+    endpoints: app.config.ports.map((p) => ({
+      port: p.port,
+      protocol: p.protocol,
+      address: app.wired ? endpointAddress(app, p.port, p.protocol) : null,
+    })),
+  };
+}
+
+function endpointAddress(app: App, port: number, protocol: string): string {
+  const short = app.id.slice(0, 8);
+  if (protocol === "http80_load_balancer" || protocol === "http") {
+    const slug =
+      app.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, "-")
+        .replace(/^-|-$/g, "")
+        .slice(0, 40) || "app";
+    return `https://${slug}-${short}.apps.sim.berth.dev`;
+  }
+  return `${protocol}://${short}.${protocol}.sim.berth.dev:${port}`;
+}
+
+export function buildView(world: World, build: Build, now: number) {
+  const finished = build.finishedAt !== null;
+  return {
+    id: build.id,
+    appId: build.appId,
+    projectId: build.projectId,
+    state: build.state,
+    failedStep: build.state === "failed" ? build.failStep : null,
+    createdAt: iso(build.createdAt),
+    finishedAt: isoOrNull(build.finishedAt),
+    pollAfterSec: finished ? null : pollAfter(world, build.finishesAt - now),
+  };
+}
+
+export function gridView(grid: Grid) {
+  return { id: grid.id, name: grid.name, description: grid.description, createdAt: iso(grid.createdAt) };
+}
+
+export function serverView(server: Server) {
+  return {
+    address: server.address,
+    orderId: server.orderId,
+    gridIds: [...server.gridIds],
+    state: server.state,
+    csp: server.csp,
+    region: server.region,
+    zone: server.zone,
+    instanceType: server.instanceType,
+    hourlyCost: formatMoney(server.hourlyPrice),
+    createdAt: iso(server.createdAt),
+  };
+}
+
+export function orderView(world: World, order: Order, now: number) {
+  const final = order.state === "completed" || order.state === "failed";
+  return {
+    id: order.id,
+    state: order.state,
+    csp: order.csp,
+    region: order.region,
+    zone: order.zone,
+    instanceType: order.instanceType,
+    count: order.count,
+    gridIds: [...order.gridIds],
+    servers: [...order.servers],
+    error: order.error === null ? null : { ...order.error },
+    pollAfterSec: final ? null : pollAfter(world, order.completesAt - now),
+    createdAt: iso(order.createdAt),
+  };
+}
+
+/** Seconds (wall clock) until the work should be looked at again: 1 to 10. */
+function pollAfter(world: World, remainingMs: number): number {
+  return Math.min(10, world.clock.toWallSeconds(Math.max(0, remainingMs)));
+}

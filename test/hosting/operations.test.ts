@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { uniqueName, useSimulator } from "./support.ts";
+
+// Every typed method once against the simulator: each response must parse with the client's schema
+// (a mismatch would be a response_invalid error). A frozen clock, moved by hand, drives the lifecycle.
+const sim = useSimulator({ clock: { start: "2030-01-15T00:00:00Z", frozen: true } });
+
+describe("every operation's response parses", () => {
+  it("projects, apps, lifecycle, logs and usage", async () => {
+    const { client } = sim.account();
+    const me = await client.getMe();
+    expect(me.apiKey?.scopes).toEqual(["*"]);
+
+    const project = await client.createProject(
+      { name: uniqueName("proj") },
+      { idempotencyKey: uniqueName("k") },
+    );
+    expect((await client.getProject(project.id)).id).toBe(project.id);
+    expect((await client.renameProject(project.id, "renamed")).name).toBe("renamed");
+    expect((await client.listProjects()).items.map((p) => p.id)).toContain(project.id);
+
+    const app = await client.createApp(
+      project.id,
+      {
+        name: "web",
+        config: { image: "nginx:1.27", ports: [{ port: 80, protocol: "http80_load_balancer" }] },
+      },
+      { idempotencyKey: uniqueName("k") },
+    );
+    expect(app.start?.state).toBe("requested");
+    expect((await client.getApp(project.id, app.id)).config.image).toBe("nginx:1.27");
+    const patched = await client.patchApp(project.id, app.id, { config: { instances: { min: 1, max: 2 } } });
+    expect(patched.config.instances).toEqual({ min: 1, max: 2 });
+
+    sim.sim.advanceClock(30);
+    const running = await client.getAppStatus(project.id, app.id);
+    expect(running.state).toBe("running");
+    expect(running.endpoints[0]?.address).toMatch(/^https:\/\//);
+    await client.restartApp(project.id, app.id);
+    expect(await client.getAppLogs(project.id, app.id, { maxBytes: 1024 })).toMatchObject({
+      truncated: expect.any(Boolean),
+    });
+    expect((await client.getAppUsage(project.id, app.id)).appId).toBe(app.id);
+
+    expect((await client.stopApp(project.id, app.id)).targetState).toBe("stopped");
+    sim.sim.advanceClock(30);
+    expect((await client.getAppStatus(project.id, app.id)).state).toBe("stopped");
+    expect((await client.startApp(project.id, app.id)).targetState).toBe("running");
+    await client.stopApp(project.id, app.id);
+    sim.sim.advanceClock(30);
+    expect((await client.deleteApp(project.id, app.id)).status).toBe(204);
+    expect((await client.deleteProject(project.id)).status).toBe(204);
+  });
+
+  it("builds of a repository app", async () => {
+    const { client } = sim.account();
+    const project = await client.createProject(
+      { name: uniqueName("proj") },
+      { idempotencyKey: uniqueName("k") },
+    );
+    const app = await client.createApp(
+      project.id,
+      { name: "api", config: {}, source: { provider: "github", repository: "acme/api", branch: "main" } },
+      { idempotencyKey: uniqueName("k") },
+    );
+    expect(app.buildId).toBeDefined();
+    const build = await client.getBuild(app.buildId ?? "");
+    expect(build.pollAfterSec).toBeGreaterThan(0);
+    sim.sim.advanceClock(30);
+    expect((await client.getBuild(build.id)).state).toBe("succeeded");
+    expect((await client.getBuildLogs(build.id)).lines).toBeGreaterThan(0);
+    expect((await client.triggerBuild(project.id, app.id)).id).not.toBe(build.id);
+  });
+
+  it("grids, catalog, provisioning, servers and orders", async () => {
+    const { client } = sim.account({ balance: 1_000 });
+    const grid = await client.createGrid({ name: uniqueName("grid") }, { idempotencyKey: uniqueName("k") });
+    expect((await client.getGrid(grid.id)).name).toBe(grid.name);
+    expect((await client.listGrids()).items.map((g) => g.id)).toContain(grid.id);
+
+    const region = (await client.listRegions()).items[0];
+    const zone = (await client.listZones({ region: region?.id })).items.find((z) => z.available);
+    const type = (await client.listInstanceTypes({ region: region?.id, csp: "native" })).items[0];
+    const order = { region: region?.id ?? "", zone: zone?.id ?? "", instanceType: type?.id ?? "", count: 2 };
+
+    const estimate = await client.estimateServers(order, { idempotencyKey: uniqueName("dry") });
+    expect(estimate.estimate.count).toBe(2);
+    const placed = await client.orderServers(
+      { ...order, gridIds: [grid.id] },
+      { idempotencyKey: uniqueName("real") },
+    );
+    expect(placed.pollAfterSec).toBeGreaterThan(0);
+    sim.sim.advanceClock(60);
+    expect((await client.getOrder(placed.id)).state).toBe("completed");
+    expect((await client.listOrders()).items.map((o) => o.id)).toContain(placed.id);
+
+    const servers = (await client.listServers({ orderId: placed.id, gridId: [grid.id] })).items;
+    expect(servers).toHaveLength(2);
+    const [first, second] = servers.map((s) => s.address);
+    expect((await client.getServer(first ?? "")).state).toBe("running");
+    const power = await client.powerServers({ addresses: [first ?? ""], action: "reboot" });
+    expect(power.items[0]?.error).toBeNull();
+    const replaced = await client.replaceServer(second ?? "", {}, { idempotencyKey: uniqueName("k") });
+    expect(replaced.replacedAddress).toBe(second);
+    sim.sim.advanceClock(60);
+    const gone = await client.deprovisionServers({ addresses: [first ?? ""], confirm: true });
+    expect(gone.items[0]?.state).toBe("deprovisioning");
+    expect((await client.deleteGrid(grid.id)).status).toBe(204);
+  });
+
+  it("billing", async () => {
+    const { client } = sim.account({ balance: 42 });
+    expect(await client.getBalance()).toMatchObject({ balance: "42.0000", currency: "USD" });
+    expect((await client.getCosts()).currency).toBe("USD");
+    const invoices = (await client.listInvoices()).items;
+    expect(invoices.length).toBeGreaterThan(0);
+    expect((await client.getInvoice(invoices[0]?.number ?? "")).number).toBe(invoices[0]?.number);
+  });
+});
