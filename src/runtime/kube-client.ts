@@ -32,15 +32,21 @@ const statusSchema = z.looseObject({
 const defaultTimeoutMs = 30_000;
 
 /**
+ * What the client needs from a kubeconfig. client-node's KubeConfig provides it (with every auth
+ * method); it is only a type here, so the runtime never loads client-node's ~90 MB module graph.
+ */
+export type ClusterAccess = Pick<KubeConfig, "getCurrentCluster" | "applyToHTTPSOptions">;
+
+/**
  * A small Kubernetes REST client over undici. client-node's generated clients build a new
  * connection pool per call; this keeps one per cluster and credentials, and re-reads credentials
- * from the KubeConfig on every call so rotated tokens and reloaded kubeconfigs take effect.
+ * from the kubeconfig on every call so rotated tokens and reloaded kubeconfigs take effect.
  */
 export class KubeClient {
-  readonly #config: KubeConfig;
+  readonly #config: ClusterAccess;
   #dispatcher: { key: string; agent: Agent } | undefined;
 
-  constructor(config: KubeConfig) {
+  constructor(config: ClusterAccess) {
     this.#config = config;
   }
 
@@ -130,7 +136,11 @@ export class KubeClient {
       ...(options.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: options.rejectUnauthorized }),
       ...(options.servername ? { servername: options.servername } : {}),
     };
-    const key = createHash("sha256").update(JSON.stringify(tls)).digest("hex");
+    const hash = createHash("sha256");
+    for (const [name, value] of Object.entries(tls)) {
+      hash.update(`\0${name}=`).update(Buffer.isBuffer(value) ? value : String(value));
+    }
+    const key = hash.digest("hex");
     if (this.#dispatcher?.key !== key) {
       const previous = this.#dispatcher;
       this.#dispatcher = { key, agent: new Agent({ connect: { ...tls, keepAlive: true } }) };

@@ -88,11 +88,6 @@ export class Reflector {
     this.#resourceVersion = options.resourceVersion;
   }
 
-  /** The resourceVersion the store reflects. */
-  get resourceVersion(): string | undefined {
-    return this.#resourceVersion;
-  }
-
   hasSynced(): boolean {
     return this.#synced;
   }

@@ -1,15 +1,11 @@
 import type { Principal } from "./auth.ts";
 import { ApiError, notFound } from "./errors.ts";
-import type { App, Build, Grid, Members, Project, Role, Server } from "./store/records.ts";
+import type { App, Build, Grid, Project, Role, Server } from "./store/records.ts";
 import type { World } from "./store/world.ts";
 
 /** Resource roles, and key pinning: who may see or change what. */
 
 const rank: Record<Role, number> = { viewer: 0, editor: 1, owner: 2 };
-
-export function roleIn(members: Members, userId: string): Role | undefined {
-  return members.get(userId);
-}
 
 function higher(a: Role | undefined, b: Role | undefined): Role | undefined {
   if (a === undefined) return b;
@@ -41,7 +37,7 @@ export function checkPinning(principal: Principal, projectId: string): void {
 }
 
 export function projectRole(project: Project, principal: Principal): Role | undefined {
-  return roleIn(project.members, principal.user.id);
+  return project.members.get(principal.user.id);
 }
 
 export function findProject(
@@ -62,7 +58,7 @@ export function findProject(
 export function appRole(world: World, app: App, principal: Principal): Role | undefined {
   const project = world.projects.get(app.projectId);
   const fromProject = project === undefined ? undefined : projectRole(project, principal);
-  return higher(fromProject, roleIn(app.members, principal.user.id));
+  return higher(fromProject, app.members.get(principal.user.id));
 }
 
 export function findApp(
@@ -99,7 +95,7 @@ export function findGrid(
   action: string,
 ): Grid {
   const grid = world.grids.get(gridId);
-  const role = grid === undefined ? undefined : roleIn(grid.members, principal.user.id);
+  const role = grid === undefined ? undefined : grid.members.get(principal.user.id);
   if (grid === undefined || role === undefined) throw notFound("grid", gridId);
   requireRole(role, needed, action);
   return grid;

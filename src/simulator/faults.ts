@@ -40,10 +40,15 @@ export class FaultTable {
     return this.#faults.map((f) => ({ ...f }));
   }
 
+  /** Clears one rule (false when it doesn't exist) or, without an id, all of them. */
   clear(id?: string): boolean {
+    if (id === undefined) {
+      this.#faults = [];
+      return true;
+    }
     const before = this.#faults.length;
-    this.#faults = id === undefined ? [] : this.#faults.filter((f) => f.id !== id);
-    return this.#faults.length < before || id === undefined;
+    this.#faults = this.#faults.filter((f) => f.id !== id);
+    return this.#faults.length < before;
   }
 
   /** The first rule matching the operation, consuming one of its hits. */

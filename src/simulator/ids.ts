@@ -7,16 +7,15 @@ import { createHash, randomBytes } from "node:crypto";
 export class IdSource {
   readonly #seed: string | undefined;
   readonly #counters = new Map<string, number>();
+  #pool = Buffer.alloc(0);
+  #poolAt = 0;
 
   constructor(seed?: string) {
     this.#seed = seed;
   }
 
   hex(kind: string, length: number): string {
-    if (this.#seed === undefined)
-      return randomBytes(Math.ceil(length / 2))
-        .toString("hex")
-        .slice(0, length);
+    if (this.#seed === undefined) return this.#randomHex(length);
     const n = (this.#counters.get(kind) ?? 0) + 1;
     this.#counters.set(kind, n);
     let out = "";
@@ -24,6 +23,18 @@ export class IdSource {
       out += createHash("sha256").update(`${this.#seed}:${kind}:${n}:${block}`).digest("hex");
     }
     return out.slice(0, length);
+  }
+
+  /** Random hex from a pooled buffer: every request takes an id, and randomBytes per call is costly. */
+  #randomHex(length: number): string {
+    const bytes = Math.ceil(length / 2);
+    if (this.#poolAt + bytes > this.#pool.length) {
+      this.#pool = randomBytes(4096);
+      this.#poolAt = 0;
+    }
+    const out = this.#pool.toString("hex", this.#poolAt, this.#poolAt + bytes).slice(0, length);
+    this.#poolAt += bytes;
+    return out;
   }
 
   /** 24 hex characters: projects and apps. */

@@ -42,7 +42,7 @@ export const newUserSchema = z
   })
   .strict();
 
-export const keyFields = {
+const keyFields = {
   id: z.string().min(1).max(100).optional(),
   token: token.optional(),
   scopes: z.array(scope).min(1).default(["*"]),

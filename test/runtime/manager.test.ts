@@ -27,7 +27,19 @@ interface Replica {
   reconciled: string[];
 }
 
-function replica(identity: string, namespace: string, lease: string, onLost = () => {}): Replica {
+interface Timings {
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+function replica(
+  identity: string,
+  namespace: string,
+  lease: string,
+  onLost = () => {},
+  timings: Timings = {},
+): Replica {
   const kit = runtimeKit(config);
   const reconciled: string[] = [];
   const informer = new Informer({
@@ -53,7 +65,7 @@ function replica(identity: string, namespace: string, lease: string, onLost = ()
     metrics: kit.metrics,
     healthAddr: "127.0.0.1:0",
     metricsAddr: "127.0.0.1:0",
-    leaderElection: { client: kit.client, namespace, name: lease, identity },
+    leaderElection: { client: kit.client, namespace, name: lease, identity, ...timings },
     onLeadershipLost: onLost,
   });
   manager.addInformer(informer).addController(controller);
@@ -138,6 +150,41 @@ describe("manager with leader election", () => {
       await stopAll(b);
     }
   }, 60_000);
+
+  it("stops its controllers at once and reports the loss when another holder takes the lease", async () => {
+    let lost = false;
+    const a = replica(
+      "replica-a",
+      namespace.name,
+      "berth-lost",
+      () => {
+        lost = true;
+      },
+      { leaseDurationMs: 4000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
+    );
+    try {
+      await a.manager.start();
+      await until(() => a.manager.isLeader(), 10_000, "a leads");
+      // Someone else overwrites the lease (a split brain, a manual edit): a's renewals now fail.
+      const path = `/apis/coordination.k8s.io/v1/namespaces/${namespace.name}/leases/berth-lost`;
+      const lease = (await a.kit.client.call("GET", path)) as { spec: Record<string, unknown> };
+      const now = microTime(Date.now());
+      await a.kit.client.call("PUT", path, {
+        body: {
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: "intruder", renewTime: now, leaseDurationSeconds: 60 },
+        },
+      });
+      await until(() => lost, 10_000, "leadership lost");
+      expect(a.manager.isLeader()).toBe(false);
+      expect(await counterValue(a.kit.metrics, "leader_election_master_status")).toBe(0);
+      await server.create(namespace.name, "after-loss");
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(a.reconciled).not.toContain(`${namespace.name}/after-loss`);
+    } finally {
+      await stopAll(a);
+    }
+  });
 
   it("serves /healthz, /readyz (after informers sync) and /metrics, and drains on stop", async () => {
     await server.create(namespace.name, "w1");

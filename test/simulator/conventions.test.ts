@@ -343,9 +343,9 @@ describe("Idempotency", () => {
   });
 
   it("5. the same key while the first request runs fails with request_in_progress and retryAfterSec", async () => {
-    h.sim.injectFault({ operation: "createProject", latencyMs: 300, times: 1 });
+    h.sim.injectFault({ operation: "createProject", latencyMs: 800, times: 1 });
     const slow = h.api.post<Project>("/projects", { name: "slow" }, key("busy"));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 250));
     const busy = await h.api.post("/projects", { name: "slow" }, key("busy"));
     expect(busy.status).toBe(409);
     expect(busy.body).toMatchObject({ error: { code: "request_in_progress", retryAfterSec: 1 } });

@@ -3,13 +3,13 @@ import { addKey, addUser } from "../domain/accounts.ts";
 import { resumeWaiting } from "../domain/apps.ts";
 import { accrue, scheduleExhaustion } from "../domain/billing.ts";
 import { BUILD_STEPS } from "../domain/builds.ts";
-import { ApiError, notFound } from "../errors.ts";
+import { notFound, validationFailed } from "../errors.ts";
 import { type ActiveFault, faultSchema } from "../faults.ts";
 import { parseWith } from "../http/inputs.ts";
 import { money, newKeySchema, newUserSchema, type Seed, toMicros } from "../options.ts";
 import { createWorld } from "../store/bootstrap.ts";
 import { formatMoney } from "../store/money.ts";
-import type { Role, User } from "../store/records.ts";
+import type { User } from "../store/records.ts";
 import type { RequestRecord } from "../store/request-log.ts";
 import type { World, WorldConfig } from "../store/world.ts";
 import { type Timings, timingsSchema } from "../timings.ts";
@@ -127,7 +127,7 @@ export class SimControl {
           ? world.apps.get(resourceId)
           : world.grids.get(resourceId);
     if (resource === undefined) throw notFound(resourceType, resourceId);
-    resource.members.set(userId, role satisfies Role);
+    resource.members.set(userId, role);
   }
 
   injectFault(fault: z.input<typeof faultSchema>): string {
@@ -139,7 +139,7 @@ export class SimControl {
   }
 
   clearFaults(id?: string): void {
-    if (!this.#world.faults.clear(id) && id !== undefined) throw notFound("fault", id);
+    if (!this.#world.faults.clear(id)) throw notFound("fault", id ?? "");
   }
 
   timings(): Timings {
@@ -195,9 +195,7 @@ export class SimControl {
   /** Moves simulated time forward and runs every transition that became due, in order. */
   advanceClock(seconds: number): Date {
     if (!Number.isFinite(seconds) || seconds < 0) {
-      throw new ApiError(400, "validation_failed", "advanceSec must be a number of seconds, 0 or more", {
-        details: [{ path: "advanceSec", message: "must be 0 or more" }],
-      });
+      throw validationFailed([{ path: "advanceSec", message: "must be a number of seconds, 0 or more" }]);
     }
     this.#world.clock.advance(seconds * 1000);
     return this.now();
@@ -207,9 +205,9 @@ export class SimControl {
     const world = this.#world;
     const target = new Date(to).getTime();
     if (Number.isNaN(target))
-      throw new ApiError(400, "validation_failed", "set must be an ISO-8601 date-time");
+      throw validationFailed([{ path: "set", message: "must be an ISO-8601 date-time" }]);
     if (target < world.clock.now()) {
-      throw new ApiError(400, "validation_failed", "the clock only moves forward; reset to go back");
+      throw validationFailed([{ path: "set", message: "the clock only moves forward; reset to go back" }]);
     }
     world.clock.set(target);
     return this.now();

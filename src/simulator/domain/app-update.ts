@@ -8,7 +8,7 @@ export interface UpdatePlan {
   config: AppConfig;
   source: Source | undefined;
   /** Which parts differ from what is stored, for scope, role and redeploy decisions. */
-  changed: { config: boolean; compute: boolean; gridPriorities: boolean; source: boolean };
+  changed: { config: boolean; ports: boolean; compute: boolean; gridPriorities: boolean; source: boolean };
 }
 
 /**
@@ -57,6 +57,7 @@ export function planUpdate(
     source,
     changed: {
       config: differs(config, current.config),
+      ports: differs(config.ports, current.config.ports),
       compute:
         sourceChanged ||
         differs(config.hardware, current.config.hardware) ||

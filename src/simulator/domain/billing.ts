@@ -5,14 +5,14 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 /** Micro-USD per hour for one running node of an app, from its hardware and volumes. */
-export function nodeHourlyRate(app: App): number {
+function nodeHourlyRate(app: App): number {
   const { cpu = 0.5, memoryMb = 512, gpu = 0 } = app.config.hardware;
   const volumeGb = app.config.volumes.reduce((sum, v) => sum + v.sizeGb, 0);
   return Math.round(cpu * 20_000 + (memoryMb / 1024) * 4_000 + gpu * 500_000 + volumeGb * 100);
 }
 
 /** Running servers cost their price; hibernated ones keep paying for their disk (10 %). */
-export function serverHourlyRate(server: Server): number {
+function serverHourlyRate(server: Server): number {
   switch (server.state) {
     case "running":
     case "rebooting":
@@ -62,7 +62,7 @@ function spenders(world: World, user: User): Spender[] {
   return out;
 }
 
-export function spendRate(world: World, user: User): number {
+function spendRate(world: World, user: User): number {
   return spenders(world, user).reduce((sum, s) => sum + s.rate, 0);
 }
 

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import type { Principal } from "../auth.ts";
 import { ApiError, validationFailed } from "../errors.ts";
 import type { ActiveFault } from "../faults.ts";
-import { admit } from "../gate.ts";
+import { admit, rateLimited } from "../gate.ts";
 import { checkIdempotencyKey, fingerprint } from "../idempotency.ts";
 import { requireScopes } from "../scopes.ts";
 import type { World } from "../store/world.ts";
@@ -19,6 +20,14 @@ export interface Outcome extends Reply {
   dropped: boolean;
 }
 
+interface Input {
+  params: Map<string, string>;
+  query: unknown;
+  rawBody: unknown;
+  body: unknown;
+  idempotencyKey: string | undefined;
+}
+
 const emptyQuery = z.object({}).strict();
 const IN_PROGRESS_RETRY_SEC = 1;
 
@@ -26,7 +35,11 @@ export function errorBody(error: ApiError, requestId: string): unknown {
   return { error: { code: error.code, message: error.message, requestId, ...error.extra } };
 }
 
-/** Serves one /v1 request through the documented check order; never throws for bad input. */
+/**
+ * Serves one /v1 request in the documented order: authentication and rate limit, route, frozen
+ * account, scopes, inputs, idempotency, injected faults, then the operation. Bad input always ends
+ * as an error reply; only a bug throws.
+ */
 export async function serveApi(
   world: World,
   router: Router<Route>,
@@ -36,16 +49,10 @@ export async function serveApi(
   search: string,
   requestId: string,
 ): Promise<Outcome> {
-  let now = world.settle();
+  const now = world.settle();
   const method = request.method ?? "GET";
-  const admission = admit(
-    world,
-    {
-      authorization: request.headers.authorization,
-      clientAddress: request.socket.remoteAddress ?? "unknown",
-    },
-    now,
-  );
+  const clientAddress = request.socket.remoteAddress ?? "unknown";
+  const admission = admit(world, { authorization: request.headers.authorization, clientAddress }, now);
   const outcome: Outcome = {
     status: 500,
     headers: admission.headers,
@@ -54,87 +61,117 @@ export async function serveApi(
     replayed: false,
     dropped: false,
   };
-  const fail = (error: ApiError): Outcome => {
-    Object.assign(outcome.headers, error.headers);
-    return { ...outcome, status: error.status, body: errorBody(error, requestId) };
-  };
-  let idempotencyScope: string | undefined;
   try {
     const principal = admission.principal;
     if (admission.error !== undefined || principal === undefined) {
       throw admission.error ?? new ApiError(401, "unauthorized", "no credential");
     }
-    const match = router.match(method, path.slice("/v1".length));
-    if (match.kind === "not_found") throw new ApiError(404, "not_found", `no operation at ${method} ${path}`);
-    if (match.kind === "wrong_method") {
-      const allow = match.allowed.join(", ");
-      throw new ApiError(405, "method_not_allowed", `${path} accepts ${allow}`, {}, { Allow: allow });
-    }
-    const route = match.route;
+    const { route, params } = resolve(router, method, path);
     outcome.operation = route.operation;
     if (principal.user.frozen && method !== "GET") {
       throw new ApiError(403, "account_frozen", "this account is frozen; only reads are allowed");
     }
     requireScopes(principal.key.scopes, route.scopes);
-    const params = decodeParams(match.params);
-    const query = parseWith(route.query ?? emptyQuery, queryObject(search), "query");
-    const idempotencyKey = route.idempotent === true ? readIdempotencyKey(request) : undefined;
-    const rawBody = parseJsonBody(request, await readBody(request));
-    const body = route.body === undefined ? noBody(rawBody) : parseWith(route.body, rawBody, "");
-
-    if (idempotencyKey !== undefined) {
-      const scope = `${principal.key.id}\n${route.operation}\n${idempotencyKey}`;
-      const args = fingerprint({ params: Object.fromEntries(params), body: rawBody ?? null });
-      const previous = world.idempotency.begin(scope, args, now, IN_PROGRESS_RETRY_SEC);
-      if (previous.kind === "replay") {
-        outcome.headers["Idempotent-Replayed"] = "true";
-        return { ...outcome, ...previous.response, replayed: true };
-      }
-      // From here this request owns the key until it records or abandons it.
-      idempotencyScope = scope;
+    const input = await readInput(route, request, params, search);
+    if (input.idempotencyKey === undefined) {
+      return merge(outcome, await perform(world, route, principal, input, response, requestId));
     }
-
-    const fault = world.faults.take(route.operation);
-    if (fault?.latencyMs !== undefined) {
-      await sleep(fault.latencyMs);
-      now = world.settle();
+    const scope = `${principal.key.id}\n${route.operation}\n${input.idempotencyKey}`;
+    const args = fingerprint({ params: Object.fromEntries(params), body: input.rawBody ?? null });
+    const previous = world.idempotency.begin(scope, args, now, IN_PROGRESS_RETRY_SEC);
+    if (previous.kind === "replay") {
+      outcome.headers["Idempotent-Replayed"] = "true";
+      return { ...outcome, ...previous.response, replayed: true };
     }
-    if (fault?.status !== undefined) throw injected(fault, world);
-
-    let result: Outcome;
+    // This request owns the key until it records or abandons it.
     try {
-      const reply = route.handle({
-        world,
-        principal,
-        body,
-        query,
-        now,
-        param: (name) => params.get(name) ?? "",
+      const result = await perform(world, route, principal, input, response, requestId, (reply, fault) => {
+        const forget = fault?.dropResponse === true && fault.forgetIdempotency === true;
+        if (reply.status < 500 && !forget) {
+          world.idempotency.complete(scope, { status: reply.status, body: reply.body });
+        }
       });
-      result = { ...outcome, ...reply };
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      result = fail(error);
+      return merge(outcome, result);
+    } finally {
+      world.idempotency.abandon(scope);
     }
-    if (idempotencyScope !== undefined) {
-      const forget = fault?.dropResponse === true && fault.forgetIdempotency === true;
-      if (result.status < 500 && !forget && result.binary === undefined) {
-        world.idempotency.complete(idempotencyScope, { status: result.status, body: result.body });
-      } else {
-        world.idempotency.abandon(idempotencyScope);
-      }
-      idempotencyScope = undefined;
-    }
-    if (fault?.dropResponse === true) {
-      response.destroy();
-      return { ...result, dropped: true };
-    }
-    return result;
   } catch (error) {
-    if (idempotencyScope !== undefined) world.idempotency.abandon(idempotencyScope);
-    if (error instanceof ApiError) return fail(error);
-    throw error;
+    if (!(error instanceof ApiError)) throw error;
+    return merge(outcome, errorReply(error, requestId));
   }
+}
+
+function merge(
+  outcome: Outcome,
+  reply: Reply & { headers?: Record<string, string>; dropped?: boolean },
+): Outcome {
+  return { ...outcome, ...reply, headers: { ...outcome.headers, ...reply.headers } };
+}
+
+function resolve(
+  router: Router<Route>,
+  method: string,
+  path: string,
+): { route: Route; params: Map<string, string> } {
+  const match = router.match(method, path.slice("/v1".length));
+  if (match.kind === "not_found") throw new ApiError(404, "not_found", `no operation at ${method} ${path}`);
+  if (match.kind === "wrong_method") {
+    const allow = match.allowed.join(", ");
+    throw new ApiError(405, "method_not_allowed", `${path} accepts ${allow}`, {}, { Allow: allow });
+  }
+  return { route: match.route, params: decodeParams(match.params) };
+}
+
+async function readInput(
+  route: Route,
+  request: IncomingMessage,
+  params: Map<string, string>,
+  search: string,
+): Promise<Input> {
+  const query = parseWith(route.query ?? emptyQuery, queryObject(search), "query");
+  const idempotencyKey = route.idempotent === true ? readIdempotencyKey(request) : undefined;
+  const rawBody = parseJsonBody(request, await readBody(request));
+  const body = route.body === undefined ? noBody(rawBody) : parseWith(route.body, rawBody, "");
+  return { params, query, rawBody, body, idempotencyKey };
+}
+
+/** Applies an injected fault, runs the operation, lets the caller record it, then answers or drops. */
+async function perform(
+  world: World,
+  route: Route,
+  principal: Principal,
+  input: Input,
+  response: ServerResponse,
+  requestId: string,
+  record?: (reply: Reply, fault: ActiveFault | undefined) => void,
+): Promise<Reply & { headers?: Record<string, string>; dropped?: boolean }> {
+  const fault = world.faults.take(route.operation);
+  if (fault?.latencyMs !== undefined) await sleep(fault.latencyMs);
+  if (fault?.status !== undefined) return errorReply(injected(fault, world), requestId);
+  let reply: Reply & { headers?: Record<string, string> };
+  try {
+    reply = route.handle({
+      world,
+      principal,
+      body: input.body,
+      query: input.query,
+      now: world.settle(),
+      param: (name) => input.params.get(name) ?? "",
+    });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    reply = errorReply(error, requestId);
+  }
+  if (reply.binary === undefined) record?.(reply, fault);
+  if (fault?.dropResponse === true) {
+    response.destroy();
+    return { ...reply, dropped: true };
+  }
+  return reply;
+}
+
+function errorReply(error: ApiError, requestId: string): Reply & { headers: Record<string, string> } {
+  return { status: error.status, body: errorBody(error, requestId), headers: error.headers };
 }
 
 function readIdempotencyKey(request: IncomingMessage): string | undefined {
@@ -158,7 +195,6 @@ function noBody(raw: unknown): undefined {
 }
 
 const injectedCodes: Record<number, string> = {
-  429: "rate_limited",
   500: "internal_error",
   502: "bad_gateway",
   503: "service_unavailable",
@@ -167,19 +203,8 @@ const injectedCodes: Record<number, string> = {
 
 function injected(fault: ActiveFault, world: World): ApiError {
   const status = fault.status ?? 500;
+  if (status === 429) return rateLimited(fault.retryAfterSec ?? world.clock.toWallSeconds(1000));
   const code = injectedCodes[status] ?? (status >= 500 ? "internal_error" : "injected_fault");
-  if (status === 429) {
-    const retryAfterSec = fault.retryAfterSec ?? world.clock.toWallSeconds(1000);
-    return new ApiError(
-      429,
-      code,
-      `too many requests; retry after ${retryAfterSec} s`,
-      { retryAfterSec },
-      {
-        "Retry-After": String(retryAfterSec),
-      },
-    );
-  }
   const headers: Record<string, string> =
     fault.retryAfterSec === undefined ? {} : { "Retry-After": String(fault.retryAfterSec) };
   return new ApiError(status, code, `injected fault ${fault.id} answered ${status}`, {}, headers);

@@ -84,8 +84,6 @@ const source = z
   })
   .strict();
 
-export type SourceInput = z.infer<typeof source>;
-
 export const createAppBody = z
   .object({
     name: resourceName,

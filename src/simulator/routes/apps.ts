@@ -111,14 +111,13 @@ export const appRoutes = [
       }
       if (plan.changed.source) requireRole(role, "owner", "changing the repository source");
       if (plan.name !== app.name) assertNameFree(world, app.projectId, plan.name);
-      const portsChanged = JSON.stringify(plan.config.ports) !== JSON.stringify(app.config.ports);
+      if (plan.name !== app.name || plan.changed.config || plan.changed.source) app.updatedAt = now;
       app.name = plan.name;
       app.config = plan.config;
       if (plan.source !== undefined) app.source = plan.source;
+      if (plan.changed.ports) app.wired = false;
+      if (plan.changed.source) app.imageReady = false;
       if (plan.changed.config || plan.changed.source) {
-        app.updatedAt = now;
-        if (portsChanged) app.wired = false;
-        if (plan.changed.source) app.imageReady = false;
         redeploy(world, app, now, { sourceChanged: plan.changed.source });
       }
       return { status: 200, body: appView(app) };

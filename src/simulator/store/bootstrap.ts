@@ -4,7 +4,7 @@ import { type Seed, toMicros } from "../options.ts";
 import { MICROS } from "./money.ts";
 import { World, type WorldConfig } from "./world.ts";
 
-export const DEMO_USER_ID = "usr_demo";
+const DEMO_USER_ID = "usr_demo";
 
 /** A fresh world holding the seed's users and keys, or the demo user with one full-access key. */
 export function createWorld(

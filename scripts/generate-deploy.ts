@@ -1,0 +1,20 @@
+/** Writes the generated parts of deploy/ (see deploy-manifests.ts): `npm run generate`. */
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { deployDirectory, generateDeployFiles } from "./deploy-manifests.ts";
+
+const files = generateDeployFiles();
+for (const file of files) {
+  const target = path.join(deployDirectory, file.path);
+  await mkdir(path.dirname(target), { recursive: true });
+  await writeFile(target, file.content);
+  process.stdout.write(`wrote deploy/${file.path}\n`);
+}
+// A kind that was removed or renamed must not leave its old CRD copy behind.
+const current = new Set(files.map((file) => file.path));
+for (const name of await readdir(path.join(deployDirectory, "crds"))) {
+  if (!current.has(`crds/${name}`)) {
+    await rm(path.join(deployDirectory, "crds", name));
+    process.stdout.write(`removed stale deploy/crds/${name}\n`);
+  }
+}

@@ -1,0 +1,249 @@
+import type { App } from "../../api/app.ts";
+import { appNames, finalizer } from "../../api/meta.ts";
+import {
+  isHostingError,
+  type ResponseMetadata,
+  type App as ServiceApp,
+  type AppStatus as ServiceStatus,
+} from "../../hosting/index.ts";
+import { ensureFinalizer, type KubeObject, removeFinalizer } from "../../runtime/index.ts";
+import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
+import { describeFailure, type Failure } from "../shared/failure.ts";
+import type { Connection } from "../shared/hosting-access.ts";
+import type { AppAction } from "./actions.ts";
+import type { AppMemory } from "./memory.ts";
+import type { AppObserved } from "./observed.ts";
+import { formatSecretDigests } from "./secret-digest.ts";
+
+export const appType = resourceTypeOf(appNames);
+
+export interface ActInput {
+  deps: ControllerDeps;
+  object: KubeObject;
+  app: App;
+  memory: AppMemory;
+  observed: AppObserved;
+  connection: Connection | undefined;
+}
+
+export interface ActResult {
+  /** The object after finalizer changes; undefined once the finalizer is removed (it is going away). */
+  object: KubeObject | undefined;
+  failure: Failure | undefined;
+  /** The service's status or build changed through a call: schedule their next reads from now. */
+  statusChanged: boolean;
+  buildChanged: boolean;
+}
+
+/**
+ * Carries out the plan's actions in order, stopping at the first failure; every call's answer
+ * updates what is known of the app (memory), so the status written afterwards reflects it. The only
+ * writer: hosting calls, finalizers and events happen here (the status write follows in the reconciler).
+ */
+export async function actOnApp(input: ActInput, actions: readonly AppAction[]): Promise<ActResult> {
+  const result: ActResult = {
+    object: input.object,
+    failure: undefined,
+    statusChanged: false,
+    buildChanged: false,
+  };
+  for (const action of actions) {
+    try {
+      await perform(input, action, result);
+    } catch (error) {
+      if (!isHostingError(error)) throw error;
+      result.failure = describeFailure(error, doing(action));
+      if (error.requestId !== undefined) input.observed.requestId = error.requestId;
+      settleFailure(input, action, result.failure);
+      return result;
+    }
+  }
+  return result;
+}
+
+async function perform(input: ActInput, action: AppAction, result: ActResult): Promise<void> {
+  const { deps, memory, observed, app } = input;
+  const external = memory.external;
+  const event = (reason: string, note: string) =>
+    deps.recorder.record(result.object ?? input.object, "Normal", reason, note, action.type);
+  const quote = (metadata: ResponseMetadata) => {
+    if (metadata.requestId !== undefined) observed.requestId = metadata.requestId;
+    return metadata.requestId === undefined ? "" : ` (request ${metadata.requestId})`;
+  };
+  switch (action.type) {
+    case "addFinalizer":
+      result.object = await ensureFinalizer(deps.kube, appType, input.object, finalizer);
+      return;
+    case "removeFinalizer":
+      await removeFinalizer(deps.kube, appType, result.object ?? input.object, finalizer);
+      result.object = undefined;
+      event(
+        app.spec.deletionPolicy === "Orphan" ? "Orphaned" : "Released",
+        app.spec.deletionPolicy === "Orphan"
+          ? "left the app at the service (deletionPolicy: Orphan)"
+          : "finalizer removed",
+      );
+      return;
+    case "claim":
+      memory.claims[action.request] = action.value;
+      return;
+  }
+  const client = input.connection?.client;
+  if (client === undefined) throw new TypeError(`${action.type} needs a connection to the service`);
+  const appId = external.app?.id ?? app.status?.appId ?? "";
+  const projectId = external.app?.projectId ?? app.status?.projectId ?? "";
+  switch (action.type) {
+    case "create": {
+      const created = await client.createApp(action.projectId, action.body, {
+        idempotencyKey: action.idempotencyKey,
+      });
+      external.app = created;
+      external.gone = false;
+      external.status = statusAfterCreate(created);
+      external.build = undefined;
+      memory.uncertainCreate = false;
+      memory.readGeneration = app.metadata.generation ?? 0;
+      memory.appliedSecrets = secretsOf(observed);
+      memory.buildDueAt =
+        created.buildId === undefined ? undefined : deps.now() + deps.settings.polls.buildingMs;
+      result.statusChanged = true;
+      const replay = created.$metadata.replayed ? " (the service replayed an earlier create)" : "";
+      event(
+        "Created",
+        `created app ${created.name} (${created.id}) in project ${created.projectId}${replay}${quote(created.$metadata)}`,
+      );
+      return;
+    }
+    case "update": {
+      const updated = await client.patchApp(projectId, appId, action.patch);
+      external.app = updated;
+      if (action.fields.includes("env")) memory.appliedSecrets = secretsOf(observed);
+      const redeploys = action.patch.config !== undefined || action.patch.source !== undefined;
+      if (redeploys && external.status?.targetState === "running") {
+        external.status = {
+          ...external.status,
+          state: action.patch.source === undefined ? "provisioning" : "building",
+        };
+        result.statusChanged = true;
+      }
+      const fields = action.fields.join(", ");
+      if (action.drift) {
+        deps.recorder.record(
+          result.object ?? input.object,
+          "Warning",
+          "DriftReverted",
+          `${fields} changed outside berth; set back to the spec${quote(updated.$metadata)}`,
+          "update",
+        );
+      } else event("Updated", `updated ${fields}${quote(updated.$metadata)}`);
+      return;
+    }
+    case "start":
+    case "stop":
+    case "restart": {
+      const call =
+        action.type === "start"
+          ? client.startApp
+          : action.type === "stop"
+            ? client.stopApp
+            : client.restartApp;
+      const accepted = await call(projectId, appId);
+      external.status = {
+        ...(external.status ?? emptyStatus()),
+        state: accepted.state,
+        targetState: accepted.targetState,
+      };
+      result.statusChanged = true;
+      if (action.type === "restart") memory.claims.restart = undefined;
+      const why =
+        action.type === "restart"
+          ? ` as asked at ${action.requestedAt}`
+          : action.type === "start" && action.drift
+            ? " (it was stopped outside berth)"
+            : "";
+      event(
+        pastTense[action.type],
+        `${action.type} accepted${why}; state ${accepted.state}${quote(accepted.$metadata)}`,
+      );
+      return;
+    }
+    case "triggerBuild": {
+      const build = await client.triggerBuild(projectId, appId);
+      memory.claims.rebuild = undefined;
+      external.build = build;
+      if (external.app !== undefined) external.app = { ...external.app, buildId: build.id };
+      if (external.status?.targetState === "running")
+        external.status = { ...external.status, state: "building" };
+      memory.buildDueAt = undefined;
+      result.statusChanged = true;
+      result.buildChanged = true;
+      event(
+        "BuildTriggered",
+        `build ${build.id} started as asked at ${action.requestedAt}${quote(build.$metadata)}`,
+      );
+      return;
+    }
+    case "delete": {
+      try {
+        const metadata = await client.deleteApp(projectId, appId);
+        event("Deleted", `deleted app ${appId}${quote(metadata)}`);
+      } catch (error) {
+        if (!isHostingError(error) || error.code !== "not_found") throw error;
+      }
+      external.gone = true;
+      return;
+    }
+  }
+}
+
+const pastTense = { start: "Started", stop: "Stopped", restart: "Restarted" } as const;
+
+/** What a failure changes in memory, and the Warning event every failure gets. */
+function settleFailure(input: ActInput, action: AppAction, failure: Failure): void {
+  const { memory, deps, connection } = input;
+  if (action.type === "create" && failure.uncertain) memory.uncertainCreate = true;
+  // Not idempotent: give up the request unless the service surely did not act (then retry it).
+  if (
+    (action.type === "restart" || action.type === "triggerBuild") &&
+    (failure.stalled || failure.uncertain)
+  ) {
+    memory.claims[action.type === "restart" ? "restart" : "rebuild"] = undefined;
+  }
+  if (failure.refreshIdentity && connection !== undefined) deps.hosting.forgetIdentity(connection.client);
+  deps.recorder.record(input.object, "Warning", failure.reason, failure.message, action.type);
+}
+
+function doing(action: AppAction): string {
+  const words: Record<AppAction["type"], string> = {
+    addFinalizer: "adding the finalizer",
+    removeFinalizer: "removing the finalizer",
+    claim: "accepting the request",
+    create: "creating the app",
+    update: "updating the app",
+    start: "starting the app",
+    stop: "stopping the app",
+    restart: "restarting the app",
+    triggerBuild: "triggering a build",
+    delete: "deleting the app",
+  };
+  return words[action.type];
+}
+
+function secretsOf(observed: AppObserved): string | undefined {
+  return observed.desired === undefined ? observed.appliedSecrets : formatSecretDigests(observed.desired.env);
+}
+
+function emptyStatus(): ServiceStatus {
+  return { state: "requested", targetState: "running", nodes: [], errors: [], endpoints: [] };
+}
+
+/** The create answer's `start.state` stands for the status until the first read. */
+function statusAfterCreate(app: ServiceApp): ServiceStatus {
+  const start = app.start?.state ?? "requested";
+  const state = start === "failed" ? "start_blocked" : start;
+  return {
+    ...emptyStatus(),
+    state,
+    endpoints: app.config.ports.map(({ port, protocol }) => ({ port, protocol, address: null })),
+  };
+}

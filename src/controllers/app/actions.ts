@@ -1,0 +1,39 @@
+import type { AppPatch, CreateAppInput } from "../../hosting/index.ts";
+import type { AppField } from "./diff.ts";
+
+/** What `act` does at the service or on the App, in order. */
+export type AppAction =
+  | { type: "addFinalizer" }
+  | { type: "removeFinalizer" }
+  | { type: "create"; projectId: string; body: CreateAppInput; idempotencyKey: string }
+  | { type: "update"; patch: AppPatch; fields: AppField[]; drift: boolean; needsComputeSpend: boolean }
+  | { type: "start"; drift: boolean }
+  | { type: "stop" }
+  | { type: "restart"; requestedAt: string }
+  | { type: "triggerBuild"; requestedAt: string }
+  | { type: "delete" }
+  /** Remember (in memory) that the echoed request is yet to be carried out; no call. */
+  | { type: "claim"; request: "restart" | "rebuild"; value: string };
+
+/** Scopes each call needs at the service, to refuse it before sending when the key lacks them. */
+export function scopesFor(action: AppAction): string[] {
+  switch (action.type) {
+    case "create":
+    case "start":
+    case "restart":
+      return ["apps:write", "compute:spend"];
+    case "update":
+      return action.needsComputeSpend ? ["apps:write", "compute:spend"] : ["apps:write"];
+    case "stop":
+    case "triggerBuild":
+      return ["apps:write"];
+    case "delete":
+      return ["apps:admin"];
+    default:
+      return [];
+  }
+}
+
+export function callsService(action: AppAction): boolean {
+  return !["addFinalizer", "removeFinalizer", "claim"].includes(action.type);
+}

@@ -1,0 +1,55 @@
+import { gridNames, projectNames } from "../../api/meta.ts";
+import type { KubeObject } from "../../runtime/index.ts";
+import type { ControllerDefinition } from "../shared/controller.ts";
+import { resourceTypeOf } from "../shared/deps.ts";
+import { secretType } from "../shared/secrets.ts";
+import { credentialSecrets, referrers, secretUsers } from "../shared/watches.ts";
+import { appType } from "./act.ts";
+import { appReconciler } from "./reconciler.ts";
+
+/** Fields of an App's spec its watches follow, read leniently from the raw object. */
+interface AppRefs {
+  projectRef?: { name?: string };
+  env?: { valueFrom?: { secretKeyRef?: { name?: string } } }[];
+  gridPriorities?: { gridRef?: { name?: string } }[];
+}
+
+const specOf = (object: KubeObject): AppRefs => (object.spec ?? {}) as AppRefs;
+
+function names(values: Array<string | undefined>): string[] {
+  return values.filter((v): v is string => typeof v === "string");
+}
+
+/** Apps: reconciled on their own changes and on changes of their Project, Grids and Secrets. */
+export const appController: ControllerDefinition = {
+  name: "app",
+  type: appType,
+  setup(deps) {
+    const apps = deps.informer(appType);
+    return {
+      reconcile: appReconciler(deps),
+      watches: [
+        {
+          informer: deps.informer(secretType),
+          map: secretUsers(apps, (object) => [
+            ...credentialSecrets(object, deps.credentials),
+            ...names((specOf(object).env ?? []).map((e) => e.valueFrom?.secretKeyRef?.name)).map((name) => ({
+              namespace: object.metadata.namespace ?? "default",
+              name,
+            })),
+          ]),
+        },
+        {
+          informer: deps.informer(resourceTypeOf(projectNames)),
+          map: referrers(apps, (object) => names([specOf(object).projectRef?.name])),
+        },
+        {
+          informer: deps.informer(resourceTypeOf(gridNames)),
+          map: referrers(apps, (object) =>
+            names((specOf(object).gridPriorities ?? []).map((g) => g.gridRef?.name)),
+          ),
+        },
+      ],
+    };
+  },
+};

@@ -1,0 +1,231 @@
+import type { App } from "../../api/app.ts";
+import { finalizer, gridNames, projectNames } from "../../api/meta.ts";
+import type { CallOptions, App as ServiceApp } from "../../hosting/index.ts";
+import { isHostingError } from "../../hosting/index.ts";
+import { resolveCredentials } from "../shared/credentials.ts";
+import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
+import { describeFailure, type Failure, type Problem, stalledBy, waitingFor } from "../shared/failure.ts";
+import type { Connection } from "../shared/hosting-access.ts";
+import { Reason } from "../shared/reasons.ts";
+import { jittered } from "../shared/schedule.ts";
+import { keyAllowsProject, missingScopes } from "../shared/scopes.ts";
+import { readSecretValue, secretType } from "../shared/secrets.ts";
+import { appName, desiredApp } from "./desired.ts";
+import type { AppMemory } from "./memory.ts";
+import type { AppObserved } from "./observed.ts";
+import { type Reads, readsDue } from "./reads.ts";
+import { secretDigest } from "./secret-digest.ts";
+
+/** What observe found, plus the connection `act` calls the service with. */
+export interface Observation {
+  observed: AppObserved;
+  connection: Connection | undefined;
+  reads: Reads;
+  /** A read failed; `observed.problem` says so too. */
+  failure: Failure | undefined;
+}
+
+/** An app found by name counts as ours only if it was made after the App (clocks may differ a little). */
+const adoptionSlackMs = 5 * 60_000;
+
+/**
+ * Reads what the plan needs: credentials and the key's identity, the project, Secret and Grid
+ * references from the informers, and from the service only what is due (see `readsDue`).
+ */
+export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemory): Promise<Observation> {
+  const observed: AppObserved = {
+    problem: undefined,
+    me: undefined,
+    projectId: undefined,
+    desired: undefined,
+    external: memory.external,
+    claims: memory.claims,
+    appliedSecrets: memory.appliedSecrets ?? app.status?.secretDigest,
+    requestId: app.status?.lastRequestId,
+  };
+  const nothing: Observation = {
+    observed,
+    connection: undefined,
+    reads: readsDue(app, memory, deps.now()),
+    failure: undefined,
+  };
+  const deleting = app.metadata.deletionTimestamp !== undefined;
+  const releasing =
+    deleting &&
+    (app.spec.deletionPolicy === "Orphan" || !(app.metadata.finalizers ?? []).includes(finalizer));
+  if ((app.spec.suspend && !deleting) || releasing) return nothing;
+  const namespace = app.metadata.namespace ?? "default";
+  const credentials = resolveCredentials(namespace, app.spec.credentialsRef, deps.credentials, (ref) =>
+    deps.informer(secretType).get(`${ref.namespace}/${ref.name}`),
+  );
+  if (!credentials.ok) return fail(nothing, stalledBy(Reason.CredentialsNotFound, credentials.message));
+  let connection: Connection;
+  try {
+    connection = await deps.hosting.connect(credentials.credentials);
+  } catch (error) {
+    if (!isHostingError(error)) throw error;
+    return fail(nothing, describeFailure(error, "reading the API key's identity (GET /me)"));
+  }
+  observed.me = connection.me;
+  const result: Observation = { ...nothing, connection };
+  const projectId = resolveProject(deps, app);
+  if (typeof projectId !== "string") return fail(result, projectId);
+  observed.projectId = projectId;
+  if (!deleting) {
+    const { apiKey } = credentials.credentials;
+    const desired = desiredApp(app, {
+      secretValue: (name, key) =>
+        readSecretValue(
+          (ref) => deps.informer(secretType).get(`${ref.namespace}/${ref.name}`),
+          { namespace, name },
+          key,
+        ),
+      gridId: (name) => gridIdOf(deps, namespace, name),
+      digest: (name, value) => secretDigest(apiKey, name, value),
+    });
+    if (!desired.ok) return fail(result, desired.problem);
+    observed.desired = desired.desired;
+  }
+  const reads = result.reads;
+  if (reads.spreadFirstRead) {
+    memory.driftDueAt = deps.now() + Math.round(deps.random() * deps.settings.driftIntervalMs);
+    return result;
+  }
+  if (!(reads.lookup || reads.app || reads.status || reads.build)) return result;
+  if (!keyAllowsProject(connection.me, projectId)) {
+    return fail(
+      result,
+      stalledBy(
+        Reason.KeyProjectRestricted,
+        `the API key is pinned to projects ${(connection.me.apiKey?.projectIds ?? []).join(", ")}, not ${projectId}; use a key allowed on it`,
+      ),
+    );
+  }
+  const missing = missingScopes(connection.me, ["apps:read"]);
+  if (missing.length > 0) {
+    return fail(
+      result,
+      stalledBy(
+        Reason.MissingScopes,
+        "the API key lacks scope apps:read needed to read the app; add it to the key",
+      ),
+    );
+  }
+  try {
+    await readService(deps, app, memory, observed, connection, reads, projectId);
+  } catch (error) {
+    if (!isHostingError(error)) throw error;
+    if (error.requestId !== undefined) observed.requestId = error.requestId;
+    const failure = describeFailure(error, "reading the app at the service");
+    if (failure.refreshIdentity) deps.hosting.forgetIdentity(connection.client);
+    return fail(result, failure);
+  }
+  return result;
+}
+
+async function readService(
+  deps: ControllerDeps,
+  app: App,
+  memory: AppMemory,
+  observed: AppObserved,
+  { client }: Connection,
+  reads: Reads,
+  projectId: string,
+): Promise<void> {
+  const options: CallOptions = { priority: reads.background ? "background" : "user" };
+  const now = deps.now();
+  const note = (metadata: { requestId: string | undefined }) => {
+    if (metadata.requestId !== undefined) observed.requestId = metadata.requestId;
+  };
+  const external = memory.external;
+  if (reads.lookup) {
+    const page = await client.listApps(projectId, { name: appName(app), limit: 1 }, options);
+    note(page.$metadata);
+    const found = page.items.find((item) => madeForApp(item, app));
+    memory.uncertainCreate = false;
+    if (found !== undefined) {
+      external.app = found;
+      external.gone = false;
+      memory.readGeneration = undefined;
+    }
+    return;
+  }
+  const appId = app.status?.appId ?? external.app?.id ?? app.spec.appId ?? "";
+  const targetProject = app.status?.projectId ?? external.app?.projectId ?? projectId;
+  if (reads.app) {
+    try {
+      const read = await client.getApp(targetProject, appId, options);
+      note(read.$metadata);
+      external.app = read;
+      external.gone = false;
+    } catch (error) {
+      if (!isHostingError(error) || error.code !== "not_found") throw error;
+      if (error.requestId !== undefined) observed.requestId = error.requestId;
+      if (app.spec.appId !== undefined && app.status?.appId === undefined) throw error;
+      external.gone = true;
+      external.app = undefined;
+      external.status = undefined;
+      return;
+    }
+    memory.readGeneration = app.metadata.generation ?? 0;
+    memory.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
+  }
+  if (reads.status) {
+    try {
+      const status = await client.getAppStatus(targetProject, appId, options);
+      note(status.$metadata);
+      external.status = status;
+      memory.statusDueAt = undefined;
+    } catch (error) {
+      if (!isHostingError(error) || error.code !== "not_found") throw error;
+      if (error.requestId !== undefined) observed.requestId = error.requestId;
+      external.gone = true;
+      external.status = undefined;
+      return;
+    }
+  }
+  const buildId = external.app?.buildId ?? app.status?.build?.id;
+  if (reads.build && buildId !== undefined) {
+    const build = await client.getBuild(buildId, options);
+    note(build.$metadata);
+    external.build = build;
+    memory.buildDueAt = undefined;
+  }
+}
+
+/** An app found by name is ours only if it was created after the App resource (give or take clock skew). */
+function madeForApp(found: ServiceApp, app: App): boolean {
+  const created = Date.parse(app.metadata.creationTimestamp ?? "");
+  return Number.isNaN(created) || Date.parse(found.createdAt) >= created - adoptionSlackMs;
+}
+
+function resolveProject(deps: ControllerDeps, app: App): string | Problem {
+  const known = app.spec.projectId ?? app.status?.projectId;
+  if (known !== undefined) return known.toLowerCase();
+  const ref = app.spec.projectRef?.name ?? "";
+  const project = deps.informer(resourceTypeOf(projectNames)).get(`${app.metadata.namespace}/${ref}`);
+  const id = (project?.status as { projectId?: unknown } | undefined)?.projectId;
+  if (typeof id === "string") return id;
+  return waitingFor(
+    Reason.ProjectNotReady,
+    project === undefined
+      ? `waiting for Project ${ref} in namespace ${app.metadata.namespace} to exist`
+      : `waiting for Project ${ref} to be created at the service`,
+  );
+}
+
+function gridIdOf(deps: ControllerDeps, namespace: string, name: string): string | undefined {
+  const grid = deps.informer(resourceTypeOf(gridNames)).get(`${namespace}/${name}`);
+  const id = (grid?.status as { gridId?: unknown } | undefined)?.gridId;
+  return typeof id === "string" ? id : undefined;
+}
+
+function fail(observation: Observation, problem: Problem | Failure): Observation {
+  const { observed } = observation;
+  observed.problem = { stalled: problem.stalled, reason: problem.reason, message: problem.message };
+  if ("requestId" in problem) {
+    observation.failure = problem;
+    if (problem.requestId !== undefined) observed.requestId = problem.requestId;
+  }
+  return observation;
+}

@@ -1,0 +1,40 @@
+import type { Build, Me, App as ServiceApp, AppStatus as ServiceStatus } from "../../hosting/index.ts";
+import type { Problem } from "../shared/failure.ts";
+import type { DesiredApp } from "./desired.ts";
+
+/** What berth knows of the app at the service: read, or learned from the answers to its own calls. */
+export interface ExternalApp {
+  app: ServiceApp | undefined;
+  status: ServiceStatus | undefined;
+  build: Build | undefined;
+  /** The service answered 404 for the app berth recorded. */
+  gone: boolean;
+}
+
+export const unknownExternal = (): ExternalApp => ({
+  app: undefined,
+  status: undefined,
+  build: undefined,
+  gone: false,
+});
+
+/** One-off annotation requests this process accepted (their echo is in status) but has not carried out. */
+export interface Claims {
+  restart?: string | undefined;
+  rebuild?: string | undefined;
+}
+
+/** Everything `plan` needs besides the App itself: the result of `observe`. */
+export interface AppObserved {
+  /** Why nothing can be done now (credentials, project, references, a failed read). */
+  problem: Problem | undefined;
+  me: Me | undefined;
+  projectId: string | undefined;
+  desired: DesiredApp | undefined;
+  external: ExternalApp;
+  claims: Claims;
+  /** Digests of the secret values the service holds, as last applied (`NAME:digest,…`). */
+  appliedSecrets: string | undefined;
+  /** X-Request-Id of the last hosting call. */
+  requestId: string | undefined;
+}

@@ -1,0 +1,296 @@
+import type { App, AppStatus } from "../../api/app.ts";
+import { applyConditionChange, type ConditionChange, reconciling, stalled } from "../../api/conditions.ts";
+import { annotations, finalizer } from "../../api/meta.ts";
+import { idempotencyKey } from "../../hosting/index.ts";
+import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
+import type { PollIntervals } from "../shared/deps.ts";
+import type { Problem } from "../shared/failure.ts";
+import { shortHash } from "../shared/hash.ts";
+import { Reason } from "../shared/reasons.ts";
+import { keyAllowsProject, missingScopes } from "../shared/scopes.ts";
+import { type AppAction, scopesFor } from "./actions.ts";
+import { createBody, type DesiredApp } from "./desired.ts";
+import { diffApp } from "./diff.ts";
+import type { AppObserved } from "./observed.ts";
+import { formatSecretDigests, parseSecretDigests } from "./secret-digest.ts";
+import { describeState, domainConditions, externalFields } from "./state.ts";
+
+export interface AppPlanInput {
+  app: App;
+  observed: AppObserved;
+  now: Date;
+  polls: PollIntervals;
+}
+
+export interface AppPlan {
+  actions: AppAction[];
+  /** The whole status to write (the patcher sends only what differs). */
+  status: AppStatus;
+  /** A person must act: retry slowly, not with backoff. */
+  stalled: boolean;
+  statusPollMs: number | undefined;
+  buildPollMs: number | undefined;
+}
+
+/**
+ * The App's next step, from the spec, what `observe` found and the time: which calls to make, the
+ * status to write and when to look again. Pure: no I/O, no clock, no randomness.
+ */
+export function planApp(input: AppPlanInput): AppPlan {
+  const { app, observed } = input;
+  if (app.metadata.deletionTimestamp !== undefined) return planDeletion(input);
+  if (app.spec.suspend) {
+    return outcome(input, [], {
+      set: [
+        {
+          type: "Ready",
+          status: "False",
+          reason: Reason.Suspended,
+          message: "reconciling is suspended (spec.suspend: true); the service is not called",
+          observedGeneration: generationOf(app),
+        },
+      ],
+      remove: ["Reconciling", "Stalled"],
+    });
+  }
+  if (observed.problem !== undefined) return blocked(input, observed.problem);
+  const { desired, me, projectId } = observed;
+  if (desired === undefined || me === undefined || projectId === undefined) {
+    return blocked(input, { stalled: false, reason: Reason.Progressing, message: "observing the app" });
+  }
+  const service = observed.external.app;
+  if (service === undefined) {
+    // Known to exist but not read yet (a restart spreads its first reads): nothing to decide yet.
+    if (app.status?.appId !== undefined && !observed.external.gone) return outcome(input, [], noChange());
+    return planCreate(input, desired, projectId);
+  }
+  return planConverge(input, desired);
+}
+
+function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string): AppPlan {
+  const { app, observed } = input;
+  const body = createBody(desired);
+  // A recreate (the app vanished at the service) must not replay the first create's answer.
+  const replaces = observed.external.gone ? app.status?.appId : undefined;
+  const create: AppAction = {
+    type: "create",
+    projectId,
+    body,
+    idempotencyKey: idempotencyKey(app.metadata.uid ?? app.metadata.name, "createApp", {
+      projectId,
+      body,
+      ...(replaces === undefined ? {} : { replaces }),
+    }),
+  };
+  const actions = withFinalizer(app, [create]);
+  const refused = refusal(input, projectId, actions, "create the app");
+  if (refused !== undefined) return refused;
+  const what = replaces === undefined ? "creating" : `recreating (app ${replaces} is gone at the service)`;
+  return outcome(
+    input,
+    actions,
+    reconciling(Reason.Progressing, `${what} app ${desired.name} in project ${projectId}`, generationOf(app)),
+  );
+}
+
+function planConverge(input: AppPlanInput, desired: DesiredApp): AppPlan {
+  const { app, observed } = input;
+  const service = observed.external.app;
+  if (service === undefined) throw new TypeError("planConverge needs the service's app");
+  const status = observed.external.status;
+  const actions: AppAction[] = [];
+  const diff = diffApp(desired, service, parseSecretDigests(observed.appliedSecrets));
+  const configHash = shortHash(hashable(desired));
+  if (diff.fields.length > 0) {
+    const specUnchanged =
+      app.status?.appliedHash === configHash && app.status.observedGeneration === generationOf(app);
+    actions.push({
+      type: "update",
+      patch: diff.patch,
+      fields: diff.fields,
+      drift: specUnchanged,
+      needsComputeSpend: diff.needsComputeSpend,
+    });
+  }
+  if (status !== undefined) {
+    if (app.spec.stopped && status.targetState !== "stopped") actions.push({ type: "stop" });
+    if (!app.spec.stopped && status.targetState === "stopped") {
+      actions.push({ type: "start", drift: app.status?.targetState === "running" });
+    }
+  }
+  const fields: Partial<AppStatus> = {};
+  fields.lastHandledRestartAt = oneOff(input, "restart", actions, desired);
+  fields.lastHandledRebuildAt = oneOff(input, "rebuild", actions, desired);
+  if (!diff.fields.includes("env")) fields.secretDigest = formatSecretDigests(desired.env);
+  if (diff.fields.length === 0) fields.appliedHash = configHash;
+  const all = withFinalizer(app, actions);
+  const refused = refusal(input, service.projectId, all, "change the app");
+  if (refused !== undefined) return refused;
+  const view = describeState(app, observed.external, input.polls, quoter(observed));
+  const plan = outcome(input, all, view.change, fields);
+  return { ...plan, statusPollMs: view.statusPollMs, buildPollMs: view.buildPollMs };
+}
+
+/**
+ * A restart or rebuild annotation: the first reconcile that sees a new value echoes it in status
+ * and claims it in memory; the next one (the echo written) makes the call. A crash between the two
+ * loses the request rather than repeating it: these calls are not idempotent at the service.
+ */
+function oneOff(
+  input: AppPlanInput,
+  request: "restart" | "rebuild",
+  actions: AppAction[],
+  desired: DesiredApp,
+): string | undefined {
+  const { app, observed } = input;
+  const key = request === "restart" ? annotations.restartRequestedAt : annotations.rebuildRequestedAt;
+  const echoed = request === "restart" ? app.status?.lastHandledRestartAt : app.status?.lastHandledRebuildAt;
+  const value = app.metadata.annotations?.[key];
+  const pending = pendingRequest(value, echoed);
+  if (pending !== undefined) {
+    actions.push({ type: "claim", request, value: pending });
+    return pending;
+  }
+  if (value === undefined || observed.claims[request] !== value) return echoed;
+  const applicable = request === "restart" ? !app.spec.stopped : desired.source !== undefined;
+  const starting = actions.some((a) => a.type === "start");
+  if (applicable && !starting) {
+    actions.push(
+      request === "restart"
+        ? { type: "restart", requestedAt: value }
+        : { type: "triggerBuild", requestedAt: value },
+    );
+  }
+  return echoed;
+}
+
+function planDeletion(input: AppPlanInput): AppPlan {
+  const { app, observed } = input;
+  const generation = generationOf(app);
+  if (!(app.metadata.finalizers ?? []).includes(finalizer)) return outcome(input, [], noChange());
+  const appId = app.status?.appId ?? observed.external.app?.id;
+  if (app.spec.deletionPolicy === "Orphan" || appId === undefined || observed.external.gone) {
+    return outcome(
+      input,
+      [{ type: "removeFinalizer" }],
+      reconciling(Reason.Deleting, "releasing the app", generation),
+    );
+  }
+  if (observed.problem !== undefined) return blocked(input, observed.problem);
+  const status = observed.external.status;
+  if (status === undefined) {
+    return {
+      ...outcome(input, [], reconciling(Reason.Deleting, "reading the app's status", generation)),
+      statusPollMs: 0,
+    };
+  }
+  const projectId = app.status?.projectId ?? observed.projectId ?? "";
+  if (status.state === "stopped") {
+    const actions: AppAction[] = [{ type: "delete" }, { type: "removeFinalizer" }];
+    return (
+      refusal(input, projectId, actions, "delete the app") ??
+      outcome(input, actions, reconciling(Reason.Deleting, "deleting the stopped app", generation))
+    );
+  }
+  const actions: AppAction[] = status.targetState === "stopped" ? [] : [{ type: "stop" }];
+  const refused = refusal(input, projectId, actions, "stop the app before deleting it");
+  if (refused !== undefined) return refused;
+  const plan = outcome(
+    input,
+    actions,
+    reconciling(Reason.Deleting, `stopping the app before deleting it (state ${status.state})`, generation),
+  );
+  return { ...plan, statusPollMs: input.polls.stoppingMs };
+}
+
+/** Stalled with the missing scopes or the project pinning, instead of a call certain to be refused. */
+function refusal(
+  input: AppPlanInput,
+  projectId: string,
+  actions: readonly AppAction[],
+  purpose: string,
+): AppPlan | undefined {
+  const me = input.observed.me;
+  if (me === undefined) return undefined;
+  const calls = actions.filter((a) => scopesFor(a).length > 0);
+  if (calls.length === 0) return undefined;
+  if (!keyAllowsProject(me, projectId)) {
+    return blocked(input, {
+      stalled: true,
+      reason: Reason.KeyProjectRestricted,
+      message: `the API key is pinned to projects ${(me.apiKey?.projectIds ?? []).join(", ")}, not ${projectId}; use a key allowed on it to ${purpose}`,
+    });
+  }
+  const missing = missingScopes(me, calls.flatMap(scopesFor));
+  if (missing.length === 0) return undefined;
+  return blocked(input, {
+    stalled: true,
+    reason: Reason.MissingScopes,
+    message: `the API key lacks scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} needed to ${purpose}; add ${missing.length > 1 ? "them" : "it"} to the key or use another key`,
+  });
+}
+
+function blocked(input: AppPlanInput, problem: Problem): AppPlan {
+  const generation = generationOf(input.app);
+  const change = problem.stalled
+    ? stalled(problem.reason, problem.message, generation)
+    : reconciling(problem.reason, problem.message, generation);
+  return { ...outcome(input, [], change), stalled: problem.stalled };
+}
+
+function outcome(
+  input: AppPlanInput,
+  actions: AppAction[],
+  change: ConditionChange,
+  fields: Partial<AppStatus> = {},
+): AppPlan {
+  const { app, observed, now } = input;
+  const previous = app.status ?? {};
+  const conditions = applyConditionChange(
+    applyConditionChange(previous.conditions, change, now),
+    observed.external.status === undefined ? noChange() : domainConditions(app, observed.external),
+    now,
+  );
+  const reconcileAt = app.spec.suspend ? previous.lastHandledReconcileAt : reconcileRequest(app);
+  const status: AppStatus = {
+    ...previous,
+    ...externalFields(observed.external),
+    ...fields,
+    ...(observed.projectId === undefined || observed.external.app !== undefined
+      ? {}
+      : { projectId: observed.projectId }),
+    ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
+    lastRequestId: observed.requestId,
+    observedGeneration: generationOf(app),
+    conditions,
+  };
+  const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
+  return { actions, status, stalled: isStalled, statusPollMs: undefined, buildPollMs: undefined };
+}
+
+function withFinalizer(app: App, actions: AppAction[]): AppAction[] {
+  return (app.metadata.finalizers ?? []).includes(finalizer)
+    ? actions
+    : [{ type: "addFinalizer" }, ...actions];
+}
+
+function quoter(observed: AppObserved): (message: string) => string {
+  return (message) =>
+    observed.requestId === undefined ? message : `${message} (request ${observed.requestId})`;
+}
+
+function noChange(): ConditionChange {
+  return { set: [], remove: [] };
+}
+
+function generationOf(app: App): number {
+  return app.metadata.generation ?? 0;
+}
+
+/** What appliedHash covers: the desired config, with secret values replaced by their digests. */
+function hashable(desired: DesiredApp): unknown {
+  return {
+    ...desired,
+    env: desired.env.map(({ name, secret, value, digest }) => ({ name, secret, v: secret ? digest : value })),
+  };
+}

@@ -1,0 +1,82 @@
+import type { App } from "../../api/app.ts";
+import { isTrue } from "../../api/conditions.ts";
+import { annotations, finalizer } from "../../api/meta.ts";
+import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
+import type { AppMemory } from "./memory.ts";
+
+/** Which reads of the service a reconcile makes. */
+export interface Reads {
+  /** Look the app up by name in the project: a create may have happened without berth hearing of it. */
+  lookup: boolean;
+  app: boolean;
+  status: boolean;
+  build: boolean;
+  /** Only a periodic drift check is due: the reads go after user-driven work. */
+  background: boolean;
+  /**
+   * Nothing is known in memory, but status says the App is settled (a restart): schedule its first
+   * read at a random point within the drift interval rather than reading every App at once.
+   */
+  spreadFirstRead: boolean;
+}
+
+const none: Reads = {
+  lookup: false,
+  app: false,
+  status: false,
+  build: false,
+  background: false,
+  spreadFirstRead: false,
+};
+
+/** Decides the reads from the App and memory alone: nothing is read that is not due. */
+export function readsDue(app: App, memory: AppMemory, now: number): Reads {
+  const deleting = app.metadata.deletionTimestamp !== undefined;
+  const known = memory.external;
+  const appId = app.status?.appId ?? known.app?.id ?? app.spec.appId;
+  if (appId === undefined || known.gone) {
+    const mayExist = memory.uncertainCreate || (app.metadata.finalizers ?? []).includes(finalizer);
+    return { ...none, lookup: mayExist && !known.gone };
+  }
+  const due = (at: number | undefined) => at === undefined || at <= now;
+  const status = known.status === undefined || due(memory.statusDueAt);
+  if (deleting) return { ...none, status };
+  const generation = app.metadata.generation ?? 0;
+  const request = pendingRequest(reconcileRequest(app), app.status?.lastHandledReconcileAt);
+  const requested = request !== undefined && request !== memory.servedRequest;
+  const oneOffPending =
+    pendingRequest(
+      app.metadata.annotations?.[annotations.restartRequestedAt],
+      app.status?.lastHandledRestartAt,
+    ) !== undefined ||
+    pendingRequest(
+      app.metadata.annotations?.[annotations.rebuildRequestedAt],
+      app.status?.lastHandledRebuildAt,
+    ) !== undefined;
+  if (known.app === undefined && memory.driftDueAt === undefined) {
+    const settled =
+      app.status?.observedGeneration === generation &&
+      isTrue(app.status.conditions, "Ready") &&
+      !requested &&
+      !oneOffPending;
+    if (settled) return { ...none, spreadFirstRead: true };
+  }
+  const specChanged = memory.readGeneration !== generation;
+  const drift = memory.driftDueAt !== undefined && memory.driftDueAt <= now;
+  const full = known.app === undefined || specChanged || requested || drift;
+  const buildId = known.app?.buildId ?? app.status?.build?.id;
+  const buildUnfinished =
+    known.build === undefined || known.build.id !== buildId || known.build.finishedAt === null;
+  const build =
+    app.spec.source !== undefined &&
+    buildId !== undefined &&
+    buildUnfinished &&
+    (due(memory.buildDueAt) || (full && known.build?.id !== buildId));
+  return {
+    ...none,
+    app: full,
+    status: full || status,
+    build,
+    background: drift && known.app !== undefined && !specChanged && !requested,
+  };
+}

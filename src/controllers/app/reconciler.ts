@@ -1,0 +1,84 @@
+import { type App, appSchema } from "../../api/app.ts";
+import { Outcome, type Reconciler } from "../../runtime/index.ts";
+import { reconcileRequest } from "../shared/annotations.ts";
+import type { ControllerDeps } from "../shared/deps.ts";
+import { ReconcileError } from "../shared/errors.ts";
+import { Memory } from "../shared/memory.ts";
+import { earliest } from "../shared/schedule.ts";
+import { invalidSpec, withProblem, writeStatus } from "../shared/status.ts";
+import { type ActResult, actOnApp, appType } from "./act.ts";
+import { type AppMemory, newAppMemory } from "./memory.ts";
+import { type Observation, observeApp } from "./observe.ts";
+import { planApp } from "./plan.ts";
+
+/** observe → plan → act → one status write, for one App. */
+export function appReconciler(deps: ControllerDeps): Reconciler {
+  const memories = new Memory<AppMemory>(newAppMemory);
+  const informer = deps.informer(appType);
+  return async ({ key }) => {
+    const object = informer.get(key);
+    if (object === undefined) {
+      memories.forget(key);
+      return Outcome.done();
+    }
+    const parsed = appSchema.safeParse(object);
+    if (!parsed.success) return invalidSpec(deps, appType, object, parsed.error.issues);
+    const app = parsed.data;
+    const memory = memories.get(key, app.metadata.uid ?? "");
+    const observation = await observeApp(deps, app, memory);
+    const { observed, connection } = observation;
+    const now = new Date(deps.now());
+    const plan = planApp({ app, observed, now, polls: deps.settings.polls });
+    const acted = await actOnApp({ deps, object, app, memory, observed, connection }, plan.actions);
+    if (acted.object === undefined) {
+      memories.forget(key);
+      return Outcome.done();
+    }
+    // Status reflects what the calls just answered: plan again on the updated knowledge.
+    const final = planApp({ app, observed, now, polls: deps.settings.polls });
+    schedule(deps, app, memory, observation, acted, final.statusPollMs, final.buildPollMs);
+    const failure = acted.failure ?? observation.failure;
+    const generation = app.metadata.generation ?? 0;
+    const status =
+      acted.failure === undefined ? final.status : withProblem(final.status, acted.failure, generation, now);
+    memory.readySeen = await writeStatus({
+      deps,
+      type: appType,
+      object: acted.object,
+      createdAt: app.metadata.creationTimestamp,
+      previous: app.status,
+      next: status,
+      readySeen: memory.readySeen,
+      problemRecorded: acted.failure !== undefined,
+    });
+    if (failure !== undefined && !failure.stalled) return Outcome.error(new ReconcileError(failure));
+    const due = earliest(memory.statusDueAt, memory.buildDueAt, memory.driftDueAt);
+    const stalled = final.stalled || failure?.stalled === true;
+    const next = stalled ? earliest(due, now.getTime() + deps.settings.stalledRetryMs) : due;
+    return next === undefined ? Outcome.done() : Outcome.requeueAfter(Math.max(0, next - now.getTime()));
+  };
+}
+
+/** Sets when the status and build are next read: from now, for whatever this reconcile learned anew. */
+function schedule(
+  deps: ControllerDeps,
+  app: App,
+  memory: AppMemory,
+  { reads }: Observation,
+  acted: ActResult,
+  statusPollMs: number | undefined,
+  buildPollMs: number | undefined,
+): void {
+  const now = deps.now();
+  const { polls } = deps.settings;
+  if (reads.status || acted.statusChanged) {
+    // Right after a create the status is only the create's answer: read it when it should be running.
+    const created = acted.statusChanged && memory.statusDueAt === undefined && !reads.status;
+    const wait =
+      created && statusPollMs !== undefined ? Math.min(statusPollMs, polls.startingMs) : statusPollMs;
+    memory.statusDueAt = wait === undefined ? undefined : now + wait;
+  }
+  if (reads.build || acted.buildChanged)
+    memory.buildDueAt = buildPollMs === undefined ? undefined : now + buildPollMs;
+  if (reads.app) memory.servedRequest = reconcileRequest(app);
+}

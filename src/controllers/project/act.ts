@@ -1,0 +1,104 @@
+import { finalizer, projectNames } from "../../api/meta.ts";
+import type { Project } from "../../api/project.ts";
+import { isHostingError } from "../../hosting/index.ts";
+import { ensureFinalizer, type KubeObject, removeFinalizer } from "../../runtime/index.ts";
+import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
+import { describeFailure, type Failure } from "../shared/failure.ts";
+import type { Connection } from "../shared/hosting-access.ts";
+import type { ProjectMemory, ProjectObserved } from "./observed.ts";
+import type { ProjectAction } from "./plan.ts";
+
+export const projectType = resourceTypeOf(projectNames);
+
+export interface ProjectActInput {
+  deps: ControllerDeps;
+  object: KubeObject;
+  project: Project;
+  memory: ProjectMemory;
+  observed: ProjectObserved;
+  connection: Connection | undefined;
+}
+
+/** Carries out the actions in order; stops at the first failure. Returns the object (undefined once released). */
+export async function actOnProject(
+  input: ProjectActInput,
+  actions: readonly ProjectAction[],
+): Promise<{ object: KubeObject | undefined; failure: Failure | undefined }> {
+  const { deps, memory, observed } = input;
+  let object: KubeObject | undefined = input.object;
+  const event = (reason: string, note: string, action: string) =>
+    deps.recorder.record(object ?? input.object, "Normal", reason, note, action);
+  const quote = (requestId: string | undefined) => {
+    if (requestId !== undefined) observed.requestId = requestId;
+    return requestId === undefined ? "" : ` (request ${requestId})`;
+  };
+  for (const action of actions) {
+    const client = input.connection?.client;
+    const projectId = memory.project?.id ?? input.project.status?.projectId ?? "";
+    try {
+      switch (action.type) {
+        case "addFinalizer":
+          object = await ensureFinalizer(deps.kube, projectType, input.object, finalizer);
+          break;
+        case "removeFinalizer":
+          await removeFinalizer(deps.kube, projectType, object ?? input.object, finalizer);
+          object = undefined;
+          break;
+        case "create": {
+          if (client === undefined) throw new TypeError("create needs a connection");
+          const created = await client.createProject(
+            { name: action.name },
+            { idempotencyKey: action.idempotencyKey },
+          );
+          memory.project = created;
+          memory.gone = false;
+          memory.uncertainCreate = false;
+          memory.readGeneration = input.project.metadata.generation ?? 0;
+          event(
+            "Created",
+            `created project ${created.name} (${created.id})${quote(created.$metadata.requestId)}`,
+            "create",
+          );
+          break;
+        }
+        case "rename": {
+          if (client === undefined) throw new TypeError("rename needs a connection");
+          const renamed = await client.renameProject(projectId, action.name);
+          memory.project = renamed;
+          event(
+            "Renamed",
+            `renamed project ${projectId} to ${renamed.name}${quote(renamed.$metadata.requestId)}`,
+            "rename",
+          );
+          break;
+        }
+        case "delete": {
+          if (client === undefined) throw new TypeError("delete needs a connection");
+          try {
+            const metadata = await client.deleteProject(projectId);
+            event("Deleted", `deleted project ${projectId}${quote(metadata.requestId)}`, "delete");
+          } catch (error) {
+            if (!isHostingError(error) || error.code !== "not_found") throw error;
+          }
+          memory.gone = true;
+          break;
+        }
+      }
+    } catch (error) {
+      if (!isHostingError(error)) throw error;
+      const failure = describeFailure(
+        error,
+        `${action.type === "create" ? "creating" : action.type === "rename" ? "renaming" : "deleting"} the project`,
+      );
+      if (action.type === "create" && failure.uncertain) memory.uncertainCreate = true;
+      if (failure.refreshIdentity && input.connection !== undefined)
+        deps.hosting.forgetIdentity(input.connection.client);
+      if (failure.requestId !== undefined) observed.requestId = failure.requestId;
+      deps.recorder.record(input.object, "Warning", failure.reason, failure.message, action.type);
+      return { object, failure };
+    }
+  }
+  observed.project = memory.project;
+  observed.gone = memory.gone;
+  return { object, failure: undefined };
+}

@@ -1,0 +1,169 @@
+import { appNames, finalizer } from "../../api/meta.ts";
+import type { Project } from "../../api/project.ts";
+import { type CallOptions, isHostingError } from "../../hosting/index.ts";
+import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
+import { resolveCredentials } from "../shared/credentials.ts";
+import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
+import { describeFailure, type Failure, stalledBy } from "../shared/failure.ts";
+import type { Connection } from "../shared/hosting-access.ts";
+import { Reason } from "../shared/reasons.ts";
+import { jittered } from "../shared/schedule.ts";
+import { keyAllowsProject, missingScopes } from "../shared/scopes.ts";
+import { secretType } from "../shared/secrets.ts";
+import type { ProjectMemory, ProjectObserved } from "./observed.ts";
+import { projectName } from "./plan.ts";
+
+export interface ProjectObservation {
+  observed: ProjectObserved;
+  connection: Connection | undefined;
+  failure: Failure | undefined;
+}
+
+/** Reads credentials and identity, the Apps that use the project, and the project when due. */
+export async function observeProject(
+  deps: ControllerDeps,
+  project: Project,
+  memory: ProjectMemory,
+): Promise<ProjectObservation> {
+  const observed: ProjectObserved = {
+    problem: undefined,
+    me: undefined,
+    project: memory.project,
+    gone: memory.gone,
+    clusterApps: [],
+    serviceApps: undefined,
+    requestId: project.status?.lastRequestId,
+  };
+  const result: ProjectObservation = { observed, connection: undefined, failure: undefined };
+  const deleting = project.metadata.deletionTimestamp !== undefined;
+  const projectId = project.status?.projectId ?? project.spec.projectId ?? memory.project?.id;
+  if (deleting) {
+    if (project.spec.deletionPolicy === "Orphan" || !(project.metadata.finalizers ?? []).includes(finalizer))
+      return result;
+    observed.clusterApps = appsUsing(deps, project, projectId);
+    if (observed.clusterApps.length > 0) return result;
+  } else if (project.spec.suspend) return result;
+  const credentials = resolveCredentials(
+    project.metadata.namespace ?? "default",
+    project.spec.credentialsRef,
+    deps.credentials,
+    (ref) => deps.informer(secretType).get(`${ref.namespace}/${ref.name}`),
+  );
+  if (!credentials.ok) {
+    observed.problem = stalledBy(Reason.CredentialsNotFound, credentials.message);
+    return result;
+  }
+  try {
+    result.connection = await deps.hosting.connect(credentials.credentials);
+    observed.me = result.connection.me;
+    await readService(deps, project, memory, result, projectId, deleting);
+  } catch (error) {
+    if (!isHostingError(error)) throw error;
+    const failure = describeFailure(error, "reading the project at the service");
+    if (failure.refreshIdentity && result.connection !== undefined)
+      deps.hosting.forgetIdentity(result.connection.client);
+    observed.problem = failure;
+    if (failure.requestId !== undefined) observed.requestId = failure.requestId;
+    result.failure = failure;
+  }
+  observed.project = memory.project;
+  observed.gone = memory.gone;
+  return result;
+}
+
+async function readService(
+  deps: ControllerDeps,
+  project: Project,
+  memory: ProjectMemory,
+  result: ProjectObservation,
+  projectId: string | undefined,
+  deleting: boolean,
+): Promise<void> {
+  const { observed } = result;
+  const me = observed.me;
+  const client = result.connection?.client;
+  if (me === undefined || client === undefined) return;
+  const now = deps.now();
+  const note = (requestId: string | undefined) => {
+    if (requestId !== undefined) observed.requestId = requestId;
+  };
+  const refuse = (needed: string[], purpose: string): boolean => {
+    const missing = missingScopes(me, needed);
+    if (missing.length === 0) return false;
+    observed.problem = stalledBy(
+      Reason.MissingScopes,
+      `the API key lacks scope ${missing.join(", ")} needed to ${purpose}; add it to the key`,
+    );
+    return true;
+  };
+  if (projectId === undefined) {
+    const mayExist = memory.uncertainCreate || (project.metadata.finalizers ?? []).includes(finalizer);
+    if (!mayExist || refuse(["projects:read"], "look the project up")) return;
+    const page = await client.listProjects({ name: projectName(project), limit: 1 });
+    note(page.$metadata.requestId);
+    memory.uncertainCreate = false;
+    const created = Date.parse(project.metadata.creationTimestamp ?? "");
+    const found = page.items.find(
+      (p) => Number.isNaN(created) || Date.parse(p.createdAt) >= created - 5 * 60_000,
+    );
+    if (found !== undefined) memory.project = found;
+    return;
+  }
+  if (!keyAllowsProject(me, projectId)) {
+    observed.problem = stalledBy(
+      Reason.KeyProjectRestricted,
+      `the API key is pinned to projects ${(me.apiKey?.projectIds ?? []).join(", ")}, not ${projectId}; use a key allowed on it`,
+    );
+    return;
+  }
+  if (deleting) {
+    if (refuse(["apps:read"], "check the project has no apps before deleting it")) return;
+    const page = await client.listApps(projectId, { limit: 5 });
+    note(page.$metadata.requestId);
+    observed.serviceApps = page.items.map((a) => a.name);
+    return;
+  }
+  const generation = project.metadata.generation ?? 0;
+  const request = pendingRequest(reconcileRequest(project), project.status?.lastHandledReconcileAt);
+  const due =
+    memory.project === undefined ||
+    memory.readGeneration !== generation ||
+    (request !== undefined && request !== memory.servedRequest) ||
+    (memory.driftDueAt !== undefined && memory.driftDueAt <= now);
+  if (!due || refuse(["projects:read"], "read the project")) return;
+  const background =
+    memory.project !== undefined && memory.readGeneration === generation && request === undefined;
+  const options: CallOptions = { priority: background ? "background" : "user" };
+  try {
+    const read = await client.getProject(projectId, options);
+    note(read.$metadata.requestId);
+    memory.project = read;
+    memory.gone = false;
+  } catch (error) {
+    if (!isHostingError(error) || error.code !== "not_found") throw error;
+    note(error.requestId);
+    if (project.spec.projectId !== undefined && project.status?.projectId === undefined) throw error;
+    memory.project = undefined;
+    memory.gone = true;
+  }
+  memory.readGeneration = generation;
+  memory.servedRequest = reconcileRequest(project);
+  memory.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
+}
+
+/** Apps in the cluster that still use the project: by projectRef in its namespace, or by ID anywhere. */
+export function appsUsing(deps: ControllerDeps, project: Project, projectId: string | undefined): string[] {
+  return deps
+    .informer(resourceTypeOf(appNames))
+    .list()
+    .filter((app) => {
+      const spec = app.spec as { projectRef?: { name?: string }; projectId?: string } | undefined;
+      const status = app.status as { projectId?: string } | undefined;
+      const sameNamespace = app.metadata.namespace === project.metadata.namespace;
+      return (
+        (sameNamespace && spec?.projectRef?.name === project.metadata.name) ||
+        (projectId !== undefined && (spec?.projectId === projectId || status?.projectId === projectId))
+      );
+    })
+    .map((app) => `${app.metadata.namespace}/${app.metadata.name}`);
+}

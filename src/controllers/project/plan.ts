@@ -1,0 +1,199 @@
+import {
+  applyConditionChange,
+  type ConditionChange,
+  ready,
+  reconciling,
+  stalled,
+} from "../../api/conditions.ts";
+import { finalizer } from "../../api/meta.ts";
+import type { Project, ProjectStatus } from "../../api/project.ts";
+import { idempotencyKey } from "../../hosting/index.ts";
+import { reconcileRequest } from "../shared/annotations.ts";
+import type { Problem } from "../shared/failure.ts";
+import { Reason } from "../shared/reasons.ts";
+import { missingScopes, pinnedProjects } from "../shared/scopes.ts";
+import type { ProjectObserved } from "./observed.ts";
+
+export type ProjectAction =
+  | { type: "addFinalizer" }
+  | { type: "removeFinalizer" }
+  | { type: "create"; name: string; idempotencyKey: string }
+  | { type: "rename"; name: string }
+  | { type: "delete" };
+
+export interface ProjectPlan {
+  actions: ProjectAction[];
+  status: ProjectStatus;
+  stalled: boolean;
+}
+
+const scopes: Record<ProjectAction["type"], string[]> = {
+  addFinalizer: [],
+  removeFinalizer: [],
+  create: ["projects:write"],
+  rename: ["projects:write"],
+  delete: ["projects:admin"],
+};
+
+/** The service's name for the project: `spec.displayName`, else `metadata.name`. */
+export function projectName(project: Project): string {
+  return project.spec.displayName ?? project.metadata.name;
+}
+
+/** The Project's next step. Pure: no I/O, no clock. */
+export function planProject(input: { project: Project; observed: ProjectObserved; now: Date }): ProjectPlan {
+  const { project, observed } = input;
+  const generation = project.metadata.generation ?? 0;
+  const finalizers = project.metadata.finalizers ?? [];
+  if (project.metadata.deletionTimestamp !== undefined) {
+    if (!finalizers.includes(finalizer)) return result(input, [], none());
+    const projectId = project.status?.projectId ?? observed.project?.id;
+    if (project.spec.deletionPolicy === "Orphan" || projectId === undefined || observed.gone) {
+      return result(
+        input,
+        [{ type: "removeFinalizer" }],
+        reconciling(Reason.Deleting, "releasing the project", generation),
+      );
+    }
+    if (observed.clusterApps.length > 0) {
+      const names = observed.clusterApps.slice(0, 5).join(", ");
+      return result(
+        input,
+        [],
+        reconciling(
+          Reason.DependentsExist,
+          `waiting for ${observed.clusterApps.length} App(s) using the project to be deleted: ${names}`,
+          generation,
+        ),
+      );
+    }
+    if (observed.problem !== undefined) return blocked(input, observed.problem);
+    if (observed.serviceApps === undefined)
+      return result(input, [], reconciling(Reason.Deleting, "checking the project's apps", generation));
+    if (observed.serviceApps.length > 0) {
+      return blocked(input, {
+        stalled: true,
+        reason: Reason.DependentsExist,
+        message: `project ${projectId} still holds apps berth does not manage (${observed.serviceApps.join(", ")}); delete them at the service or set deletionPolicy: Orphan`,
+      });
+    }
+    return (
+      guarded(input, [{ type: "delete" }, { type: "removeFinalizer" }], "delete the project") ??
+      result(
+        input,
+        [{ type: "delete" }, { type: "removeFinalizer" }],
+        reconciling(Reason.Deleting, `deleting project ${projectId}`, generation),
+      )
+    );
+  }
+  if (project.spec.suspend) {
+    return result(input, [], {
+      set: [
+        {
+          type: "Ready",
+          status: "False",
+          reason: Reason.Suspended,
+          message: "reconciling is suspended (spec.suspend: true); the service is not called",
+          observedGeneration: generation,
+        },
+      ],
+      remove: ["Reconciling", "Stalled"],
+    });
+  }
+  if (observed.problem !== undefined) return blocked(input, observed.problem);
+  const name = projectName(project);
+  const withFinalizer = (actions: ProjectAction[]): ProjectAction[] =>
+    finalizers.includes(finalizer) ? actions : [{ type: "addFinalizer" }, ...actions];
+  const known = observed.project;
+  if (known === undefined) {
+    if (project.status?.projectId !== undefined && !observed.gone) return result(input, [], none());
+    const me = observed.me;
+    if (me !== undefined && pinnedProjects(me).length > 0) {
+      return blocked(input, {
+        stalled: true,
+        reason: Reason.KeyProjectRestricted,
+        message: `the API key is pinned to projects ${pinnedProjects(me).join(", ")} and a pinned key cannot create a project; set spec.projectId to adopt one, or use an unpinned key`,
+      });
+    }
+    const replaces = observed.gone ? project.status?.projectId : undefined;
+    const key = idempotencyKey(project.metadata.uid ?? project.metadata.name, "createProject", {
+      name,
+      ...(replaces === undefined ? {} : { replaces }),
+    });
+    const actions = withFinalizer([{ type: "create", name, idempotencyKey: key }]);
+    return (
+      guarded(input, actions, "create the project") ??
+      result(input, actions, reconciling(Reason.Progressing, `creating project ${name}`, generation))
+    );
+  }
+  const actions = withFinalizer(known.name === name ? [] : [{ type: "rename", name }]);
+  return (
+    guarded(input, actions, "rename the project") ??
+    result(
+      input,
+      actions,
+      ready(Reason.Succeeded, quote(observed, `project ${known.name} (${known.id}) exists`), generation),
+    )
+  );
+}
+
+function guarded(
+  input: { project: Project; observed: ProjectObserved; now: Date },
+  actions: ProjectAction[],
+  purpose: string,
+): ProjectPlan | undefined {
+  const me = input.observed.me;
+  if (me === undefined) return undefined;
+  const missing = missingScopes(
+    me,
+    actions.flatMap((a) => scopes[a.type]),
+  );
+  if (missing.length === 0) return undefined;
+  return blocked(input, {
+    stalled: true,
+    reason: Reason.MissingScopes,
+    message: `the API key lacks scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} needed to ${purpose}; add ${missing.length > 1 ? "them" : "it"} to the key or use another key`,
+  });
+}
+
+function blocked(
+  input: { project: Project; observed: ProjectObserved; now: Date },
+  problem: Problem,
+): ProjectPlan {
+  const generation = input.project.metadata.generation ?? 0;
+  return result(
+    input,
+    [],
+    problem.stalled
+      ? stalled(problem.reason, problem.message, generation)
+      : reconciling(problem.reason, problem.message, generation),
+  );
+}
+
+function result(
+  input: { project: Project; observed: ProjectObserved; now: Date },
+  actions: ProjectAction[],
+  change: ConditionChange,
+): ProjectPlan {
+  const { project, observed, now } = input;
+  const previous = project.status ?? {};
+  const reconcileAt = project.spec.suspend ? previous.lastHandledReconcileAt : reconcileRequest(project);
+  const status: ProjectStatus = {
+    ...previous,
+    ...(observed.project === undefined ? {} : { projectId: observed.project.id }),
+    ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
+    lastRequestId: observed.requestId,
+    observedGeneration: project.metadata.generation ?? 0,
+    conditions: applyConditionChange(previous.conditions, change, now),
+  };
+  const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
+  return { actions, status, stalled: isStalled };
+}
+
+function quote(observed: ProjectObserved, message: string): string {
+  return observed.requestId === undefined ? message : `${message} (request ${observed.requestId})`;
+}
+
+function none(): ConditionChange {
+  return { set: [], remove: [] };
+}

@@ -1,0 +1,59 @@
+import { projectSchema } from "../../api/project.ts";
+import { Outcome, type Reconciler } from "../../runtime/index.ts";
+import type { ControllerDeps } from "../shared/deps.ts";
+import { ReconcileError } from "../shared/errors.ts";
+import { Memory } from "../shared/memory.ts";
+import { earliest } from "../shared/schedule.ts";
+import { invalidSpec, withProblem, writeStatus } from "../shared/status.ts";
+import { actOnProject, projectType } from "./act.ts";
+import { observeProject } from "./observe.ts";
+import { newProjectMemory, type ProjectMemory } from "./observed.ts";
+import { planProject } from "./plan.ts";
+
+/** observe → plan → act → one status write, for one Project. */
+export function projectReconciler(deps: ControllerDeps): Reconciler {
+  const memories = new Memory<ProjectMemory>(newProjectMemory);
+  const informer = deps.informer(projectType);
+  return async ({ key }) => {
+    const object = informer.get(key);
+    if (object === undefined) {
+      memories.forget(key);
+      return Outcome.done();
+    }
+    const parsed = projectSchema.safeParse(object);
+    if (!parsed.success) return invalidSpec(deps, projectType, object, parsed.error.issues);
+    const project = parsed.data;
+    const memory = memories.get(key, project.metadata.uid ?? "");
+    const observation = await observeProject(deps, project, memory);
+    const { observed, connection } = observation;
+    const now = new Date(deps.now());
+    const plan = planProject({ project, observed, now });
+    const acted = await actOnProject({ deps, object, project, memory, observed, connection }, plan.actions);
+    if (acted.object === undefined) {
+      memories.forget(key);
+      return Outcome.done();
+    }
+    const final = planProject({ project, observed, now });
+    const generation = project.metadata.generation ?? 0;
+    const status =
+      acted.failure === undefined ? final.status : withProblem(final.status, acted.failure, generation, now);
+    memory.readySeen = await writeStatus({
+      deps,
+      type: projectType,
+      object: acted.object,
+      createdAt: project.metadata.creationTimestamp,
+      previous: project.status,
+      next: status,
+      readySeen: memory.readySeen,
+      problemRecorded: acted.failure !== undefined,
+    });
+    const failure = acted.failure ?? observation.failure;
+    if (failure !== undefined && !failure.stalled) return Outcome.error(new ReconcileError(failure));
+    const stalled = final.stalled || failure?.stalled === true;
+    const next = earliest(
+      memory.driftDueAt,
+      stalled ? now.getTime() + deps.settings.stalledRetryMs : undefined,
+    );
+    return next === undefined ? Outcome.done() : Outcome.requeueAfter(Math.max(0, next - now.getTime()));
+  };
+}

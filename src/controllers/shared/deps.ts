@@ -1,0 +1,56 @@
+import type { KindNames } from "../../api/meta.ts";
+import { group, version } from "../../api/meta.ts";
+import type { EventRecorder, Informer, KubeClient, ResourceType } from "../../runtime/index.ts";
+import type { Logger } from "../../telemetry/logger.ts";
+import type { CredentialSettings } from "./credentials.ts";
+import type { HostingAccess } from "./hosting-access.ts";
+import type { ResourceMetrics } from "./metrics.ts";
+
+/** Timings every controller follows (milliseconds). */
+export interface ControllerSettings {
+  /** Periodic re-read of each external object, spread ±25 % per resource. */
+  driftIntervalMs: number;
+  /** Retry of a Stalled resource when nothing about it changed. */
+  stalledRetryMs: number;
+  /** Work in flight at the service (app start, stop, build): see PollIntervals. */
+  polls: PollIntervals;
+}
+
+/** How long to wait before looking at work in flight again, by what is happening (milliseconds). */
+export interface PollIntervals {
+  /** Requested or provisioning; also the first read after a create or start. */
+  startingMs: number;
+  /** Running, endpoint not wired yet. */
+  wiringMs: number;
+  stoppingMs: number;
+  /** A build whose answer carried no pollAfterSec; also the first build read after a create. */
+  buildingMs: number;
+  /** Deferred or start_blocked: the service resumes by itself once the cause is gone. */
+  waitingMs: number;
+}
+
+export const defaultSettings: ControllerSettings = {
+  driftIntervalMs: 10 * 60_000,
+  stalledRetryMs: 5 * 60_000,
+  polls: { startingMs: 4000, wiringMs: 2000, stoppingMs: 2000, buildingMs: 5000, waitingMs: 60_000 },
+};
+
+/** What the operator gives every controller. */
+export interface ControllerDeps {
+  kube: KubeClient;
+  hosting: HostingAccess;
+  credentials: CredentialSettings;
+  recorder: EventRecorder;
+  logger: Logger;
+  resourceMetrics: ResourceMetrics;
+  /** The shared informer of a resource type, made (and run by the manager) on first use. */
+  informer(type: ResourceType): Informer;
+  settings: ControllerSettings;
+  now(): number;
+  random(): number;
+}
+
+/** The runtime's view of one of berth's kinds. */
+export function resourceTypeOf(names: KindNames): ResourceType {
+  return { group, version, plural: names.plural, kind: names.kind };
+}

@@ -1,0 +1,106 @@
+import type { HostingError } from "../../hosting/index.ts";
+import { Reason } from "./reasons.ts";
+
+/** Why a resource cannot progress now, as its conditions will say. */
+export interface Problem {
+  /** A person must act (Stalled); otherwise the work is retried (Reconciling). */
+  stalled: boolean;
+  reason: Reason;
+  /** One sentence a person can act on, quoting the request ID when there is one; never the key. */
+  message: string;
+}
+
+export function stalledBy(reason: Reason, message: string): Problem {
+  return { stalled: true, reason, message };
+}
+
+export function waitingFor(reason: Reason, message: string): Problem {
+  return { stalled: false, reason, message };
+}
+
+/** What a failed hosting call means for the resource's conditions. */
+export interface Failure extends Problem {
+  requestId: string | undefined;
+  /** The service may have acted: look before acting again. */
+  uncertain: boolean;
+  /** The key's scopes or projects may have changed: read `/me` again. */
+  refreshIdentity: boolean;
+  /** The service asked for this wait before a retry. */
+  retryAfterMs: number | undefined;
+}
+
+/** Turns a hosting error into a condition; `doing` says what was attempted ("creating the app"). */
+export function describeFailure(error: HostingError, doing: string): Failure {
+  const quote = error.requestId === undefined ? "" : ` (request ${error.requestId})`;
+  const base = {
+    requestId: error.requestId,
+    uncertain: error.kind === "uncertain",
+    refreshIdentity: false,
+    retryAfterMs: error.retryAfterSec === undefined ? undefined : error.retryAfterSec * 1000,
+  };
+  // error.message already names the operation, code and request ID; advice alone does not.
+  const stalled = (reason: Reason, advice: string, refreshIdentity = false): Failure => ({
+    ...base,
+    stalled: true,
+    reason,
+    refreshIdentity,
+    message: `${doing} failed: ${advice}${advice.includes(error.message) ? "" : quote}`,
+  });
+  switch (error.code) {
+    case "unauthorized":
+      return stalled(
+        Reason.CredentialsRejected,
+        "the service rejected the API key (expired, revoked or mistyped); update the credentials Secret",
+        true,
+      );
+    case "insufficient_scope":
+      return stalled(
+        Reason.MissingScopes,
+        `the API key lacks scopes ${error.requiredScopes.join(", ") || "for this operation"}; use a key that has them`,
+        true,
+      );
+    case "key_project_restricted":
+      return stalled(
+        Reason.KeyProjectRestricted,
+        "the API key is pinned to other projects; use a key allowed on this project",
+        true,
+      );
+    case "account_frozen":
+      return stalled(Reason.AccountFrozen, "the account is frozen; contact the service's support");
+    case "forbidden":
+      return stalled(Reason.Forbidden, `${error.message}; ask the owner for a higher role`);
+    case "insufficient_balance":
+      return stalled(Reason.InsufficientBalance, "the account balance is used up; add credits");
+    case "validation_failed":
+      return stalled(Reason.InvalidSpec, `the service refused the request: ${validationDetails(error)}`);
+    case "name_taken":
+      return stalled(Reason.InvalidSpec, `${error.message}; choose another displayName or adopt that object`);
+    case "not_found":
+      return stalled(Reason.ExternalNotFound, `${error.message}; check the ID in the spec`);
+  }
+  if (error.kind === "terminal" && error.code !== "app_not_stopped") {
+    return stalled(Reason.HostingError, error.message);
+  }
+  const rateLimited = error.code === "rate_limited";
+  return {
+    ...base,
+    stalled: false,
+    reason: rateLimited ? Reason.RateLimited : Reason.HostingError,
+    message: rateLimited
+      ? `${doing} failed: the service's rate limit was reached; retrying${quote}`
+      : `${doing} failed: ${error.message}; retrying`,
+  };
+}
+
+function validationDetails(error: HostingError): string {
+  const details = Array.isArray(error.details) ? error.details : [];
+  const lines = details
+    .map((d: unknown) => {
+      const detail = d as { path?: unknown; message?: unknown };
+      return typeof detail.path === "string" && typeof detail.message === "string"
+        ? `${detail.path}: ${detail.message}`
+        : undefined;
+    })
+    .filter((line): line is string => line !== undefined);
+  return lines.length > 0 ? lines.join("; ") : error.message;
+}

@@ -1,0 +1,59 @@
+import { Gauge, Histogram, type Registry } from "prom-client";
+import { type Condition, ConditionType, getCondition } from "../../api/conditions.ts";
+import type { KubeObject } from "../../runtime/index.ts";
+
+/** The summary condition a resource is in, for the resources gauge. */
+export type ResourceCondition = "Ready" | "Reconciling" | "Stalled" | "Suspended" | "Unknown";
+
+export interface ResourceMetrics {
+  /** Counts resources of `kind` by condition at every scrape, from `list` (an informer's objects). */
+  track(kind: string, list: () => readonly KubeObject[]): void;
+  /** A resource became Ready for the first time (as far as this process saw). */
+  observeFirstReady(kind: string, seconds: number): void;
+}
+
+const firstReadyBuckets = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600];
+
+/** berth_resources{kind,condition} and berth_time_to_first_ready_seconds{kind}; no per-object labels. */
+export function createResourceMetrics(registry: Registry): ResourceMetrics {
+  const tracked = new Map<string, () => readonly KubeObject[]>();
+  const resources: Gauge<"kind" | "condition"> = new Gauge({
+    name: "berth_resources",
+    help: "berth resources by kind and summary condition (Ready, Reconciling, Stalled, Suspended, Unknown)",
+    labelNames: ["kind", "condition"],
+    registers: [registry],
+    collect() {
+      resources.reset();
+      for (const [kind, list] of tracked) {
+        const counts = new Map<ResourceCondition, number>();
+        for (const object of list()) {
+          const condition = summaryCondition(object);
+          counts.set(condition, (counts.get(condition) ?? 0) + 1);
+        }
+        for (const [condition, count] of counts) resources.set({ kind, condition }, count);
+      }
+    },
+  });
+  const firstReady = new Histogram({
+    name: "berth_time_to_first_ready_seconds",
+    help: "Time from a resource's creation to its first Ready=True seen by this operator",
+    labelNames: ["kind"],
+    buckets: firstReadyBuckets,
+    registers: [registry],
+  });
+  return {
+    track: (kind, list) => tracked.set(kind, list),
+    observeFirstReady: (kind, seconds) => firstReady.observe({ kind }, seconds),
+  };
+}
+
+export function summaryCondition(object: KubeObject): ResourceCondition {
+  const status = object.status as { conditions?: Condition[] } | undefined;
+  const conditions = Array.isArray(status?.conditions) ? status.conditions : [];
+  if (getCondition(conditions, ConditionType.Stalled)?.status === "True") return "Stalled";
+  if (getCondition(conditions, ConditionType.Reconciling)?.status === "True") return "Reconciling";
+  const ready = getCondition(conditions, ConditionType.Ready);
+  if (ready?.status === "True") return "Ready";
+  if (ready?.reason === "Suspended") return "Suspended";
+  return "Unknown";
+}

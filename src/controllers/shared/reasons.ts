@@ -1,0 +1,18 @@
+import { Reason as apiReason } from "../../api/conditions.ts";
+
+/**
+ * Condition reasons the controllers write: the API's constants plus the few that only describe
+ * hosting-service answers. PascalCase, stable: tools and alerts match on them.
+ */
+export const Reason = {
+  ...apiReason,
+  /** The service refused the API key (401): expired, revoked or mistyped. */
+  CredentialsRejected: "CredentialsRejected",
+  /** The account is frozen: the service refuses every change. */
+  AccountFrozen: "AccountFrozen",
+  /** The user's role on the project or app is too low (e.g. an editor deleting). */
+  Forbidden: "Forbidden",
+  /** The object to adopt (spec.appId / spec.projectId) does not exist or is not visible to the key. */
+  ExternalNotFound: "ExternalNotFound",
+} as const;
+export type Reason = (typeof Reason)[keyof typeof Reason];

@@ -1,0 +1,13 @@
+/** The earliest of several due times (epoch ms); undefined when none is set. */
+export function earliest(...times: Array<number | undefined>): number | undefined {
+  const set = times.filter((t): t is number => t !== undefined);
+  return set.length === 0 ? undefined : Math.min(...set);
+}
+
+/**
+ * A drift-check delay spread around `intervalMs` (75–125 %), so resources created together do not
+ * check together and checks never come as a burst.
+ */
+export function jittered(intervalMs: number, random: () => number): number {
+  return Math.round(intervalMs * (0.75 + 0.5 * random()));
+}

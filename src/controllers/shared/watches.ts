@@ -1,0 +1,39 @@
+import type { Informer, KubeObject, MapToKeys } from "../../runtime/index.ts";
+import { objectKey } from "../../runtime/index.ts";
+import { type CredentialSettings, credentialCandidates } from "./credentials.ts";
+import { type SecretRef, secretKey } from "./secrets.ts";
+
+/** The `spec.credentialsRef` of any berth resource, read leniently from the raw object. */
+function credentialsRefOf(object: KubeObject): { name: string } | undefined {
+  const ref = (object.spec as { credentialsRef?: { name?: unknown } } | undefined)?.credentialsRef;
+  return typeof ref?.name === "string" ? { name: ref.name } : undefined;
+}
+
+/** The Secrets a resource's credentials may come from (see `credentialCandidates`). */
+export function credentialSecrets(object: KubeObject, settings: CredentialSettings): SecretRef[] {
+  return credentialCandidates(object.metadata.namespace ?? "default", credentialsRefOf(object), settings);
+}
+
+/** A Secret change re-enqueues the primaries that read it (`secretsOf`: the Secrets each reads). */
+export function secretUsers(primaries: Informer, secretsOf: (object: KubeObject) => SecretRef[]): MapToKeys {
+  return (secret) => {
+    const changed = secretKey({ namespace: secret.metadata.namespace ?? "", name: secret.metadata.name });
+    return primaries
+      .list()
+      .filter((object) => secretsOf(object).some((ref) => secretKey(ref) === changed))
+      .map(objectKey);
+  };
+}
+
+/** A change of a same-namespace object re-enqueues the primaries whose `refsOf` name it. */
+export function referrers(primaries: Informer, refsOf: (object: KubeObject) => string[]): MapToKeys {
+  return (changed) =>
+    primaries
+      .list()
+      .filter(
+        (object) =>
+          object.metadata.namespace === changed.metadata.namespace &&
+          refsOf(object).includes(changed.metadata.name),
+      )
+      .map(objectKey);
+}

@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration such as `10m`, `30s`, `1h30m` or `500ms`, in milliseconds. */
+export const duration = z
+  .string()
+  .regex(/^(\d+(\.\d+)?(ms|s|m|h))+$/, 'must be a duration such as "10m", "30s" or "1h"')
+  .transform((text) => {
+    let total = 0;
+    for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
+      total += Number(amount) * (units[unit ?? "ms"] ?? 1);
+    }
+    return Math.round(total);
+  })
+  .refine((ms) => ms >= 1000, "must be at least 1s");
+
+/** `namespace/name` of a Secret; empty disables the fallback. */
+const secretRef = z
+  .string()
+  .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?\/[-.a-z0-9]+)?$/, 'must be "namespace/name" of a Secret, or empty')
+  .transform((text) => {
+    if (text === "") return undefined;
+    const [namespace = "", name = ""] = text.split("/");
+    return { namespace, name };
+  });
+
+/** The operator's settings, as `berth operator` flags give them (see docs/operator.md). */
+export const operatorConfigSchema = z.object({
+  /** Path of a kubeconfig; default: in-cluster, else $KUBECONFIG or ~/.kube/config. */
+  kubeconfig: z.string().min(1).optional(),
+  /** Namespaces to watch; all when empty. */
+  namespaces: z
+    .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a namespace name"))
+    .default([]),
+  hostingBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** `host:port` or `:port`; empty turns the server off. */
+  metricsAddr: z.string().default(":8080"),
+  healthAddr: z.string().default(":8081"),
+  leaderElect: z.boolean().default(false),
+  leaderElectionNamespace: z.string().min(1).default("default"),
+  /** Workers per controller. */
+  concurrency: z.int().min(1).max(256).default(4),
+  defaultCredentials: secretRef.default(""),
+  driftInterval: duration.default("10m"),
+  logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type OperatorConfigInput = z.input<typeof operatorConfigSchema>;
+export type OperatorConfig = z.output<typeof operatorConfigSchema>;

@@ -1,0 +1,159 @@
+import { hostname } from "node:os";
+import { KubeConfig } from "@kubernetes/client-node";
+import type { Registry } from "prom-client";
+import { type ControllerSettings, defaultSettings } from "../controllers/shared/deps.ts";
+import { HostingAccess } from "../controllers/shared/hosting-access.ts";
+import { IdentityCache } from "../controllers/shared/identity.ts";
+import { createResourceMetrics } from "../controllers/shared/metrics.ts";
+import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
+import {
+  Controller,
+  controllerRateLimiter,
+  EventRecorder,
+  KubeClient,
+  kubeEventSink,
+  Manager,
+} from "../runtime/index.ts";
+import { createHostingMetrics } from "../telemetry/hosting-metrics.ts";
+import type { Logger } from "../telemetry/logger.ts";
+import { createMetrics } from "../telemetry/metrics.ts";
+import { type OperatorConfigInput, operatorConfigSchema } from "./config.ts";
+import { controllers } from "./controllers.ts";
+import { InformerSet } from "./informers.ts";
+
+export interface OperatorDeps {
+  logger: Logger;
+  registry: Registry;
+  /** Use this cluster instead of loading `config.kubeconfig` (tests, `berth dev`). */
+  kubeConfig?: KubeConfig;
+  /** Hosting client tuning: a sped-up clock's rate-limit window in benchmarks, say. */
+  hosting?: Pick<HostingClientCacheOptions, "limits" | "limiterTuning" | "clock" | "backoff">;
+  /** Poll and retry timings (defaults suit the real service). */
+  settings?: Partial<Omit<ControllerSettings, "driftIntervalMs">>;
+  /** Leadership was lost and controllers stopped: the CLI exits so a fresh process campaigns again. */
+  onLeadershipLost?: () => void;
+}
+
+export interface RunningOperator {
+  /** Resolves once every informer has synced and the controllers run (or wait for leadership). */
+  ready: Promise<void>;
+  /** Bound addresses of the probe and metrics servers. */
+  addresses: { health?: string; metrics?: string };
+  /** Drains in-flight reconciles, releases the lease, stops watches, closes connections. */
+  stop(): Promise<void>;
+}
+
+export class OperatorConfigError extends Error {
+  readonly code = "invalid_operator_config";
+}
+
+/** Builds the manager, the informers and every registered controller, and starts them. */
+export async function startOperator(
+  input: OperatorConfigInput,
+  deps: OperatorDeps,
+): Promise<RunningOperator> {
+  const parsed = operatorConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new OperatorConfigError(`invalid operator configuration: ${problems}`);
+  }
+  const config = parsed.data;
+  const { logger, registry } = deps;
+  const kubeConfig = deps.kubeConfig ?? loadKubeConfig(config.kubeconfig);
+  const kube = new KubeClient(kubeConfig);
+  const metrics = createMetrics(registry);
+  const identity = `${hostname()}-${process.pid}`;
+  const manager = new Manager({
+    logger,
+    metrics,
+    ...(config.healthAddr === "" ? {} : { healthAddr: config.healthAddr }),
+    ...(config.metricsAddr === "" ? {} : { metricsAddr: config.metricsAddr }),
+    ...(config.leaderElect
+      ? {
+          leaderElection: {
+            client: kube,
+            namespace: config.leaderElectionNamespace,
+            name: "berth-operator",
+            identity,
+          },
+        }
+      : {}),
+    ...(deps.onLeadershipLost === undefined ? {} : { onLeadershipLost: deps.onLeadershipLost }),
+  });
+  const informers = new InformerSet({
+    client: kube,
+    logger,
+    metrics: metrics.watch,
+    namespaces: config.namespaces,
+    secretNamespaces: config.defaultCredentials === undefined ? [] : [config.defaultCredentials.namespace],
+    register: (informer) => manager.addInformer(informer),
+  });
+  const hostingMetrics = createHostingMetrics(registry);
+  const hosting = new HostingAccess(
+    createHostingClientCache({ ...deps.hosting, observer: hostingMetrics.observer, logger }),
+    new IdentityCache(),
+  );
+  const recorder = new EventRecorder({ sink: kubeEventSink(kube), logger, reportingInstance: identity });
+  const resourceMetrics = createResourceMetrics(registry);
+  const controllerDeps = {
+    kube,
+    hosting,
+    credentials: { defaultSecret: config.defaultCredentials, defaultBaseUrl: config.hostingBaseUrl },
+    recorder,
+    logger,
+    resourceMetrics,
+    informer: informers.get.bind(informers),
+    settings: {
+      ...defaultSettings,
+      ...deps.settings,
+      polls: { ...defaultSettings.polls, ...deps.settings?.polls },
+      driftIntervalMs: config.driftInterval,
+    },
+    now: Date.now,
+    random: Math.random,
+  };
+  for (const definition of controllers) {
+    const { reconcile, watches } = definition.setup(controllerDeps);
+    const informer = informers.get(definition.type);
+    resourceMetrics.track(definition.type.kind ?? definition.name, () => informer.list());
+    const controller = new Controller({
+      name: definition.name,
+      informer,
+      reconcile,
+      logger,
+      metrics,
+      concurrency: config.concurrency,
+      // Failures retried from 1 s up to 5 min: the hosting client already retried quick ones.
+      rateLimiter: controllerRateLimiter({ baseDelayMs: 1000, maxDelayMs: 300_000 }),
+    });
+    for (const watch of watches) controller.watch(watch.informer, watch.map);
+    manager.addController(controller);
+  }
+  informers.seal();
+  await manager.start();
+  logger.info(
+    {
+      namespaces: config.namespaces.length === 0 ? "all" : config.namespaces,
+      controllers: controllers.map((c) => c.name),
+    },
+    "operator started",
+  );
+  const ready = Promise.all(informers.all().map((i) => i.waitForSync())).then(() => undefined);
+  return {
+    ready,
+    addresses: manager.addresses,
+    async stop() {
+      await manager.stop();
+      await recorder.flush();
+      await hosting.close();
+      await kube.close();
+    },
+  };
+}
+
+function loadKubeConfig(path: string | undefined): KubeConfig {
+  const config = new KubeConfig();
+  if (path === undefined) config.loadFromDefault();
+  else config.loadFromFile(path);
+  return config;
+}

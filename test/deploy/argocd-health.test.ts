@@ -1,0 +1,166 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { healthScriptPath } from "../../scripts/deploy-manifests.ts";
+import { findGo } from "../../src/control-plane/binary.ts";
+import { repoRoot, run } from "./helpers.ts";
+
+/**
+ * Runs deploy/argocd/health.lua the way Argo CD does (gopher-lua, Argo CD's library set) through
+ * the small Go program in hack/argocd-health.
+ */
+let dir = "";
+let evaluator = "";
+
+async function health(
+  object: object,
+  script = healthScriptPath,
+): Promise<{ status: string; message: string }> {
+  const { stdout } = await run(evaluator, [script], { input: JSON.stringify(object) });
+  return JSON.parse(stdout);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "berth-argocd-health-"));
+  evaluator = path.join(dir, "argocd-health");
+  await run(await findGo(), ["build", "-o", evaluator, "."], {
+    cwd: path.join(repoRoot, "hack", "argocd-health"),
+    env: { ...process.env, GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" },
+  });
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const now = "2025-01-01T00:00:00Z";
+function condition(type: string, status: string, reason: string, message: string, observedGeneration = 2) {
+  return { type, status, reason, message, observedGeneration, lastTransitionTime: now };
+}
+function app(status?: object, spec: object = {}) {
+  return {
+    apiVersion: "berth.dev/v1alpha1",
+    kind: "App",
+    metadata: { name: "web", namespace: "team-a", generation: 2 },
+    spec: { projectId: "0123456789abcdef01234567", image: "nginx", ...spec },
+    ...(status === undefined ? {} : { status }),
+  };
+}
+const ready = condition("Ready", "True", "Succeeded", "App is running at https://web.example");
+const stalled = condition(
+  "Stalled",
+  "True",
+  "MissingScopes",
+  "The API key lacks apps:write (request req-1).",
+);
+const reconciling = condition("Reconciling", "True", "Building", "Building image (build b-1).");
+const notReady = condition("Ready", "False", "Building", "Waiting for build b-1.");
+
+describe("Argo CD health of berth resources", () => {
+  it.each([
+    [
+      "Ready=True on the current generation",
+      app({ observedGeneration: 2, conditions: [ready] }),
+      "Healthy",
+      ready.message,
+    ],
+    [
+      "Ready=True with Stalled=False",
+      app({ observedGeneration: 2, conditions: [ready, condition("Stalled", "False", "Succeeded", "")] }),
+      "Healthy",
+      ready.message,
+    ],
+    [
+      "Ready=True with an empty message",
+      app({ observedGeneration: 2, conditions: [{ ...ready, message: "" }] }),
+      "Healthy",
+      "Succeeded",
+    ],
+    [
+      "Stalled=True",
+      app({ observedGeneration: 2, conditions: [{ ...notReady, reason: "MissingScopes" }, stalled] }),
+      "Degraded",
+      stalled.message,
+    ],
+    [
+      "Stalled=True without a message",
+      app({ observedGeneration: 2, conditions: [{ ...stalled, message: "" }] }),
+      "Degraded",
+      "MissingScopes",
+    ],
+    [
+      "Reconciling=True, Ready=False",
+      app({ observedGeneration: 2, conditions: [notReady, reconciling] }),
+      "Progressing",
+      reconciling.message,
+    ],
+    [
+      "Ready=False alone",
+      app({ observedGeneration: 2, conditions: [notReady] }),
+      "Progressing",
+      notReady.message,
+    ],
+    [
+      "Ready=Unknown",
+      app({
+        observedGeneration: 2,
+        conditions: [condition("Ready", "Unknown", "Progressing", "Reconciling.")],
+      }),
+      "Progressing",
+      "Reconciling.",
+    ],
+    ["no status yet", app(), "Progressing", "Waiting for berth to reconcile"],
+    [
+      "status without conditions",
+      app({ observedGeneration: 2 }),
+      "Progressing",
+      "Waiting for the Ready condition",
+    ],
+    [
+      "a new generation not yet observed, though Ready=True for the old one",
+      app({ observedGeneration: 1, conditions: [{ ...ready, observedGeneration: 1 }] }),
+      "Progressing",
+      "Waiting for berth to observe generation 2",
+    ],
+    [
+      "a new generation not yet observed, though Stalled=True for the old one",
+      app({ observedGeneration: 1, conditions: [{ ...stalled, observedGeneration: 1 }] }),
+      "Progressing",
+      "Waiting for berth to observe generation 2",
+    ],
+    [
+      "Ready=True written for an older generation",
+      app({ observedGeneration: 2, conditions: [{ ...ready, observedGeneration: 1 }] }),
+      "Progressing",
+      ready.message,
+    ],
+    [
+      "spec.suspend, even when Ready",
+      app({ observedGeneration: 2, conditions: [ready] }, { suspend: true }),
+      "Suspended",
+      "Reconciliation is suspended (spec.suspend is true)",
+    ],
+    [
+      "spec.suspend: false",
+      app({ observedGeneration: 2, conditions: [ready] }, { suspend: false }),
+      "Healthy",
+      ready.message,
+    ],
+  ])("%s", async (_, object, status, message) => {
+    expect(await health(object)).toEqual({ status, message });
+  });
+
+  it("evaluates every berth kind, not only App", async () => {
+    for (const kind of ["Project", "Grid", "ServerOrder"]) {
+      const object = { ...app({ observedGeneration: 2, conditions: [stalled] }), kind };
+      expect((await health(object)).status, kind).toBe("Degraded");
+    }
+  });
+
+  it("runs scripts in Argo CD's sandbox: the string library is absent", async () => {
+    const script = path.join(dir, "uses-string.lua");
+    await writeFile(script, 'return { status = string.lower("HEALTHY"), message = "" }');
+    await expect(health(app(), script)).rejects.toThrow(/string/);
+  });
+});
