@@ -166,7 +166,7 @@ type credentialFiles struct {
 	ca, servingCert, servingKey, saPublic, saPrivate, token, tokenCSV string
 }
 
-// writeCredentials generates a CA, a serving certificate for 127.0.0.1/localhost, a service
+// writeCredentials reuses the credentials in dir, or generates a CA, a serving certificate for 127.0.0.1/localhost, a service
 // account key pair and an admin token (group system:masters).
 func writeCredentials(dir string) (credentialFiles, error) {
 	f := credentialFiles{
@@ -177,6 +177,10 @@ func writeCredentials(dir string) (credentialFiles, error) {
 		saPrivate:   filepath.Join(dir, "sa.key"),
 		token:       filepath.Join(dir, "admin.token"),
 		tokenCSV:    filepath.Join(dir, "tokens.csv"),
+	}
+	if allExist(f.ca, f.servingCert, f.servingKey, f.saPublic, f.saPrivate, f.token, f.tokenCSV) {
+		// A restart on a kept data dir keeps its CA and token, so existing kubeconfigs stay valid.
+		return f, nil
 	}
 	caKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -249,6 +253,15 @@ func writeCredentials(dir string) (credentialFiles, error) {
 		}
 	}
 	return f, nil
+}
+
+func allExist(paths ...string) bool {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func pemBlock(kind string, der []byte) []byte {

@@ -94,8 +94,18 @@ export async function ensureBinary(options: EnsureBinaryOptions): Promise<string
   }
   // Rename is atomic, so concurrent builders never see a half-written binary.
   await rename(partial, binary);
+  await removeStaleBinaries(binDir, binary);
   options.logger.info({ binary, seconds: (Date.now() - started) / 1000 }, "control plane built");
   return binary;
+}
+
+/** Old builds are 100+ MB each; a running process keeps its copy open, so deleting is safe. */
+async function removeStaleBinaries(binDir: string, current: string): Promise<void> {
+  const stale = (await readdir(binDir)).filter(
+    (name) =>
+      name.startsWith("control-plane-") && !name.endsWith(".partial") && path.join(binDir, name) !== current,
+  );
+  await Promise.all(stale.map((name) => rm(path.join(binDir, name), { force: true })));
 }
 
 async function runGoBuild(

@@ -72,7 +72,7 @@ export class Controller {
     this.#watched = [{ informer: options.informer, map: (object) => [objectKey(object)] }];
   }
 
-  /** Also reconcile the primaries `map` names whenever an object of `informer` changes. */
+  /** Also reconcile the primaries `map` names whenever an object of `informer` changes (call before start). */
   watch(informer: Source, map: MapToKeys): this {
     this.#watched.push({ informer, map });
     return this;
