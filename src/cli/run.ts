@@ -1,9 +1,16 @@
 import { type AnyCommand, type CommandContext, envName, parseConfig, UsageError } from "./command.ts";
 import { controlPlaneCommand } from "./commands/control-plane.ts";
+import { devCommand } from "./commands/dev.ts";
+import { operatorCommand } from "./commands/operator.ts";
 import { simulatorCommand } from "./commands/simulator.ts";
 
 /** Every built command; a command appears here when it works, never as a stub. */
-export const commands: readonly AnyCommand[] = [controlPlaneCommand, simulatorCommand];
+export const commands: readonly AnyCommand[] = [
+  operatorCommand,
+  simulatorCommand,
+  controlPlaneCommand,
+  devCommand,
+];
 
 export async function runCli(
   argv: string[],

@@ -1,0 +1,94 @@
+import { readFileSync } from "node:fs";
+import { collectDefaultMetrics, Registry } from "prom-client";
+import { z } from "zod";
+import { type OperatorConfigInput, operatorConfigSchema, startOperator } from "../../operator/index.ts";
+import { createLogger } from "../../telemetry/logger.ts";
+import { booleanish, defineCommand } from "../command.ts";
+import { untilSignal } from "../signals.ts";
+
+/** The namespace a pod runs in, for its Lease; undefined outside a cluster. */
+function podNamespace(): string | undefined {
+  try {
+    return (
+      readFileSync("/var/run/secrets/kubernetes.io/serviceaccount/namespace", "utf8").trim() || undefined
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+export const operatorCommand = defineCommand({
+  name: "operator",
+  summary: "run the operator: reconcile Apps and Projects against the hosting API",
+  flags: {
+    kubeconfig: { description: "kubeconfig file (default: in-cluster, else $KUBECONFIG or ~/.kube/config)" },
+    namespace: { description: "namespace to watch (default: all namespaces)", multiple: true },
+    "hosting-base-url": {
+      description: "hosting API base URL ending in /v1, for credentials Secrets without baseUrl",
+    },
+    "metrics-addr": { description: 'address of the /metrics server (default ":8080"; empty: off)' },
+    "health-addr": {
+      description: 'address of the /healthz and /readyz server (default ":8081"; empty: off)',
+    },
+    "leader-elect": {
+      description: "run controllers only while holding the berth-operator Lease",
+      type: "boolean",
+    },
+    "leader-election-namespace": { description: "namespace of the Lease (default: the pod's, else default)" },
+    concurrency: { description: "reconcile workers per controller (default 4)" },
+    "default-credentials": {
+      description:
+        "namespace/name of the default credentials Secret; empty disables the fallback (default: none)",
+    },
+    "drift-interval": { description: 'how often each external object is re-read (default "10m")' },
+    "log-level": { description: "log level: trace, debug, info, warn, error (default info)" },
+  },
+  config: z
+    .object({
+      kubeconfig: z.string().min(1).optional(),
+      namespace: z.array(z.string()).default([]),
+      hostingBaseUrl: z.string().optional(),
+      metricsAddr: z.string().optional(),
+      healthAddr: z.string().optional(),
+      leaderElect: booleanish.default(false),
+      leaderElectionNamespace: z.string().optional(),
+      concurrency: z.string().optional(),
+      defaultCredentials: z.string().optional(),
+      driftInterval: z.string().optional(),
+      logLevel: z.string().optional(),
+    })
+    .transform(({ namespace, ...rest }, ctx): OperatorConfigInput => {
+      const input = {
+        ...rest,
+        namespaces: namespace,
+        leaderElectionNamespace: rest.leaderElectionNamespace ?? podNamespace(),
+      } as OperatorConfigInput;
+      const parsed = operatorConfigSchema.safeParse(input);
+      if (parsed.success) return input;
+      for (const issue of parsed.error.issues) {
+        const field = issue.path[0] === "namespaces" ? "namespace" : issue.path[0];
+        ctx.addIssue({ code: "custom", path: field === undefined ? [] : [field], message: issue.message });
+      }
+      return z.NEVER;
+    }),
+  async run(config, { stdout }) {
+    const logger = createLogger({ level: config.logLevel ?? "info" });
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    let lost = false;
+    const leadership = Promise.withResolvers<void>();
+    const onLeadershipLost = () => {
+      lost = true;
+      leadership.resolve();
+    };
+    const operator = await startOperator(config, { logger, registry, onLeadershipLost });
+    await operator.ready;
+    stdout.write(
+      `berth operator running (health ${operator.addresses.health ?? "off"}, metrics ${operator.addresses.metrics ?? "off"})\n`,
+    );
+    await untilSignal(leadership.promise);
+    await operator.stop();
+    stdout.write(lost ? "leadership lost; operator stopped\n" : "operator stopped\n");
+    return lost ? 1 : 0;
+  },
+});
