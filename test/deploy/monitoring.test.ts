@@ -1,14 +1,15 @@
 import { readFile } from "node:fs/promises";
-import { Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createResourceMetrics } from "../../src/controllers/shared/metrics.ts";
 import { createHostingMetrics } from "../../src/telemetry/hosting-metrics.ts";
 import { createMetrics } from "../../src/telemetry/metrics.ts";
 import { deployPath, findObject, render } from "./helpers.ts";
 
-/** What berth's /metrics serves, plus `up`, which Prometheus adds per target. */
+/** What berth's /metrics serves (as `berth operator` builds it), plus `up`, which Prometheus adds per target. */
 function exportedNames(): Set<string> {
   const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
   createMetrics(registry);
   createHostingMetrics(registry);
   createResourceMetrics(registry);

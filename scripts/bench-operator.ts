@@ -1,0 +1,221 @@
+// Benchmark of the operator against the simulator with its real default rate limits.
+//
+//   node scripts/bench-operator.ts          (BENCH_APPS=1000 BENCH_SPEED=20 BENCH_WORKERS=16 to change)
+//
+// The parent starts a local control plane, the simulator (`berth simulator`, its clock sped up
+// BENCH_SPEED times, default limits: 300 requests per simulated minute per credential) and the
+// operator (a forked child running startOperator), applies BENCH_APPS image Apps at once and waits
+// until all are Ready. It prints the hosting calls per app (GET /me excluded; target ≤ 2.5), the
+// 429s (target 0) and the total time against the lower bound the rate limit allows (target ≤ 1.15×).
+// The operator's own timings are scaled by the same speed: its rate-limit window, as the service's.
+import { type ChildProcess, fork, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { KubeConfig } from "@kubernetes/client-node";
+import { Registry } from "prom-client";
+import { z } from "zod";
+import { installCrds } from "../src/api/install.ts";
+import { startControlPlane } from "../src/control-plane/control-plane.ts";
+import { defaultSettings } from "../src/controllers/shared/deps.ts";
+import { startOperator } from "../src/operator/index.ts";
+import { KubeClient } from "../src/runtime/index.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
+
+const apps = Number(process.env.BENCH_APPS ?? 1000);
+const speed = Number(process.env.BENCH_SPEED ?? 20);
+const workers = Number(process.env.BENCH_WORKERS ?? 16);
+const namespace = "bench";
+const perWindow = 300;
+const windowMs = 60_000 / speed;
+const base = "/apis/berth.dev/v1alpha1/namespaces/bench";
+
+if (process.env.BENCH_ROLE === "operator") await operator();
+else await parent();
+
+async function parent(): Promise<void> {
+  const logger = createLogger({ level: "warn" });
+  const dir = await mkdtemp(path.join(os.tmpdir(), "berth-bench-operator-"));
+  const controlPlane = await startControlPlane({ dir, logger });
+  const simulator = await startSimulatorProcess();
+  let child: ChildProcess | undefined;
+  try {
+    const config = new KubeConfig();
+    config.loadFromFile(controlPlane.kubeconfigPath);
+    const client = new KubeClient(config);
+    await installCrds(config);
+    await client.call("POST", "/api/v1/namespaces", { body: { metadata: { name: namespace } } });
+    await client.call("POST", `/api/v1/namespaces/${namespace}/secrets`, {
+      body: {
+        metadata: { name: "berth-credentials" },
+        stringData: { apiKey: simulator.key, baseUrl: simulator.baseUrl },
+      },
+    });
+    child = fork(fileURLToPath(import.meta.url), [], {
+      env: { ...process.env, BENCH_ROLE: "operator", BENCH_KUBECONFIG: controlPlane.kubeconfigPath },
+    });
+    await new Promise<void>((resolve, reject) => {
+      child?.once("message", () => resolve());
+      child?.once("exit", (code) => reject(new Error(`operator exited with ${code}`)));
+    });
+    await client.call("POST", `${base}/projects`, {
+      body: { apiVersion: "berth.dev/v1alpha1", kind: "Project", metadata: { name: "bench" }, spec: {} },
+    });
+    await until(async () => (await readyNames(client, "projects")).size === 1);
+    // Let the project's calls leave the rate-limit window, so the measurement starts from a fresh budget.
+    await new Promise((resolve) => setTimeout(resolve, windowMs + 500));
+    const before = await simulator.requests();
+
+    const started = Date.now();
+    await inParallel(apps, 32, (i) =>
+      client.call("POST", `${base}/apps`, {
+        body: {
+          apiVersion: "berth.dev/v1alpha1",
+          kind: "App",
+          metadata: { name: `app-${i}` },
+          spec: {
+            projectRef: { name: "bench" },
+            image: "nginx:1.27",
+            ports: [{ port: 80, protocol: "http80_load_balancer" }],
+          },
+        },
+      }),
+    );
+    const applied = Date.now();
+    let readyAt = 0;
+    await until(async () => {
+      const ready = (await readyNames(client, "apps")).size;
+      readyAt = Date.now();
+      return ready === apps;
+    }, 600_000);
+    const requests = (await simulator.requests()).slice(before.length);
+    const calls = requests.filter((r) => r.operation !== "getMe");
+    const limited = requests.filter((r) => r.status === 429).length;
+    const firstCall = Date.parse(calls[0]?.at ?? "");
+    const total = (readyAt - started) / 1000;
+    // Fixed windows of `perWindow` calls: the last batch of the minimum calls (create + one
+    // status read each) can start (batches − 1) windows after the first; then the app starts.
+    const minimumCalls = 2 * apps;
+    const lowerBound = ((Math.ceil(minimumCalls / perWindow) - 1) * windowMs) / 1000 + (3 + 1) / speed;
+    const byOperation = new Map<string, number>();
+    for (const r of calls)
+      byOperation.set(r.operation ?? "?", (byOperation.get(r.operation ?? "?") ?? 0) + 1);
+    report(
+      "apps applied",
+      `${apps} in ${((applied - started) / 1000).toFixed(1)} s (kubectl-style creates, 32 at a time)`,
+    );
+    report("all Ready after", `${total.toFixed(1)} s from the first apply`);
+    report(
+      "rate-limit lower bound",
+      `${lowerBound.toFixed(1)} s  (${minimumCalls} calls at ${perWindow} per ${windowMs / 1000} s window, + app start)`,
+    );
+    report("time / lower bound", `${(total / lowerBound).toFixed(2)}×   (target ≤ 1.15×)`);
+    report("hosting calls per app", `${(calls.length / apps).toFixed(2)}   (target ≤ 2.5; /me excluded)`);
+    report("  by operation", [...byOperation].map(([op, n]) => `${op} ${n}`).join(", "));
+    report("429 responses", `${limited}   (target 0)`);
+    if (!Number.isNaN(firstCall))
+      report("clock", `simulator at ${speed}× (first call at sim time ${calls[0]?.at})`);
+    await client.close();
+  } finally {
+    child?.kill("SIGTERM");
+    simulator.stop();
+    await controlPlane.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function operator(): Promise<void> {
+  const config = new KubeConfig();
+  config.loadFromFile(process.env.BENCH_KUBECONFIG ?? "");
+  const scale = (ms: number) => Math.max(50, Math.round(ms / speed));
+  const { startingMs, wiringMs, stoppingMs, buildingMs, waitingMs } = defaultSettings.polls;
+  const polls = {
+    startingMs: scale(startingMs),
+    wiringMs: scale(wiringMs),
+    stoppingMs: scale(stoppingMs),
+    buildingMs: scale(buildingMs),
+    waitingMs: scale(waitingMs),
+  };
+  const running = await startOperator(
+    { namespaces: [namespace], metricsAddr: "", healthAddr: "", concurrency: workers, logLevel: "warn" },
+    {
+      logger: createLogger({ level: "warn" }),
+      registry: new Registry(),
+      kubeConfig: config,
+      hosting: { limits: { windowMs } },
+      settings: { polls },
+    },
+  );
+  await running.ready;
+  process.send?.("ready");
+  await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
+  await running.stop();
+  process.exit(0);
+}
+
+const requestRecord = z.object({ at: z.string(), operation: z.string().nullable(), status: z.number() });
+
+async function startSimulatorProcess() {
+  const child = spawn(
+    process.execPath,
+    ["src/main.ts", "simulator", "--port", "0", "--control-api", "--clock-speed", String(speed)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let output = "";
+  await until(async () => {
+    output += child.stdout.read()?.toString() ?? "";
+    return /demo API key/.test(output);
+  }, 20_000);
+  const baseUrl = /listening at (\S+)/.exec(output)?.[1] ?? "";
+  const key = /demo API key \(full access\): (\S+)/.exec(output)?.[1] ?? "";
+  const control = baseUrl.replace(/\/v1$/, "/_sim");
+  return {
+    baseUrl,
+    key,
+    async requests() {
+      const body = await (await fetch(`${control}/requests`)).json();
+      return z.object({ items: z.array(requestRecord) }).parse(body).items;
+    },
+    stop: () => child.kill("SIGTERM"),
+  };
+}
+
+async function readyNames(client: KubeClient, plural: string): Promise<Set<string>> {
+  const list = z
+    .object({
+      items: z.array(z.object({ metadata: z.object({ name: z.string() }), status: z.unknown().optional() })),
+    })
+    .parse(await client.call("GET", `${base}/${plural}`));
+  const ready = list.items.filter((item) => {
+    const conditions =
+      (item.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+    return conditions.some((c) => c.type === "Ready" && c.status === "True");
+  });
+  return new Set(ready.map((item) => item.metadata.name));
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function inParallel(
+  count: number,
+  width: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+function report(label: string, value: string): void {
+  process.stdout.write(`${label.padEnd(28)} ${value}\n`);
+}
