@@ -202,10 +202,13 @@ const endpointSchema = z
   .object({
     port: z.int().describe("Container port."),
     protocol: z.string().describe("How the port is exposed."),
+    // Optional as well as nullable: a merge patch cannot write null inside a list (the apiserver
+    // drops it), so an endpoint not wired yet is written without an address.
     address: z
       .string()
       .nullable()
-      .describe("Address to reach the port at; null until the service has wired it."),
+      .optional()
+      .describe("Address to reach the port at; absent (or null) until the service has wired it."),
   })
   .describe("One address of the deployed app.");
 

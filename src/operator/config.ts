@@ -33,16 +33,23 @@ export const operatorConfigSchema = z.object({
   namespaces: z
     .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a namespace name"))
     .default([]),
-  hostingBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  hostingBaseUrl: z
+    .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://api.example.com/v1" })
+    .optional(),
   /** `host:port` or `:port`; empty turns the server off. */
   metricsAddr: z.string().default(":8080"),
   healthAddr: z.string().default(":8081"),
   leaderElect: z.boolean().default(false),
   leaderElectionNamespace: z.string().min(1).default("default"),
   /** Workers per controller. */
-  concurrency: z.int().min(1).max(256).default(4),
-  defaultCredentials: secretRef.default(""),
-  driftInterval: duration.default("10m"),
+  concurrency: z.coerce
+    .number({ message: "must be a whole number from 1 to 256" })
+    .int("must be a whole number from 1 to 256")
+    .min(1, "must be a whole number from 1 to 256")
+    .max(256, "must be a whole number from 1 to 256")
+    .default(4),
+  defaultCredentials: secretRef.prefault(""),
+  driftInterval: duration.prefault("10m"),
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

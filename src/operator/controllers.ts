@@ -1,6 +1,13 @@
 import { appController } from "../controllers/app/index.ts";
+import { gridController } from "../controllers/grid/index.ts";
 import { projectController } from "../controllers/project/index.ts";
+import { serverOrderController } from "../controllers/server-order/index.ts";
 import type { ControllerDefinition } from "../controllers/shared/controller.ts";
 
 /** Every controller the operator runs: add a kind's controller here and the operator wires it. */
-export const controllers: readonly ControllerDefinition[] = [projectController, appController];
+export const controllers: readonly ControllerDefinition[] = [
+  projectController,
+  appController,
+  gridController,
+  serverOrderController,
+];

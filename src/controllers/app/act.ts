@@ -77,12 +77,8 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
     case "removeFinalizer":
       await removeFinalizer(deps.kube, appType, result.object ?? input.object, finalizer);
       result.object = undefined;
-      event(
-        app.spec.deletionPolicy === "Orphan" ? "Orphaned" : "Released",
-        app.spec.deletionPolicy === "Orphan"
-          ? "left the app at the service (deletionPolicy: Orphan)"
-          : "finalizer removed",
-      );
+      if (app.spec.deletionPolicy === "Orphan")
+        event("Orphaned", "left the app at the service (deletionPolicy: Orphan)");
       return;
     case "claim":
       memory.claims[action.request] = action.value;

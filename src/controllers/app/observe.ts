@@ -1,14 +1,15 @@
 import type { App } from "../../api/app.ts";
 import { finalizer, gridNames, projectNames } from "../../api/meta.ts";
-import type { CallOptions, App as ServiceApp } from "../../hosting/index.ts";
+import type { CallOptions } from "../../hosting/index.ts";
 import { isHostingError } from "../../hosting/index.ts";
 import { resolveCredentials } from "../shared/credentials.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import { describeFailure, type Failure, type Problem, stalledBy, waitingFor } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { madeForResource } from "../shared/lookup.ts";
 import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
-import { keyAllowsProject, missingScopes } from "../shared/scopes.ts";
+import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import { readSecretValue, secretType } from "../shared/secrets.ts";
 import { appName, desiredApp } from "./desired.ts";
 import type { AppMemory } from "./memory.ts";
@@ -24,9 +25,6 @@ export interface Observation {
   /** A read failed; `observed.problem` says so too. */
   failure: Failure | undefined;
 }
-
-/** An app found by name counts as ours only if it was made after the App (clocks may differ a little). */
-const adoptionSlackMs = 5 * 60_000;
 
 /**
  * Reads what the plan needs: credentials and the key's identity, the project, Secret and Grid
@@ -92,25 +90,10 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
     return result;
   }
   if (!(reads.lookup || reads.app || reads.status || reads.build)) return result;
-  if (!keyAllowsProject(connection.me, projectId)) {
-    return fail(
-      result,
-      stalledBy(
-        Reason.KeyProjectRestricted,
-        `the API key is pinned to projects ${(connection.me.apiKey?.projectIds ?? []).join(", ")}, not ${projectId}; use a key allowed on it`,
-      ),
-    );
-  }
-  const missing = missingScopes(connection.me, ["apps:read"]);
-  if (missing.length > 0) {
-    return fail(
-      result,
-      stalledBy(
-        Reason.MissingScopes,
-        "the API key lacks scope apps:read needed to read the app; add it to the key",
-      ),
-    );
-  }
+  const refused =
+    pinningProblem(connection.me, projectId, "read the app") ??
+    scopeProblem(connection.me, ["apps:read"], "read the app");
+  if (refused !== undefined) return fail(result, refused);
   try {
     await readService(deps, app, memory, observed, connection, reads, projectId);
   } catch (error) {
@@ -141,7 +124,7 @@ async function readService(
   if (reads.lookup) {
     const page = await client.listApps(projectId, { name: appName(app), limit: 1 }, options);
     note(page.$metadata);
-    const found = page.items.find((item) => madeForApp(item, app));
+    const found = page.items.find((item) => madeForResource(item.createdAt, app.metadata.creationTimestamp));
     memory.uncertainCreate = false;
     if (found !== undefined) {
       external.app = found;
@@ -191,12 +174,6 @@ async function readService(
     external.build = build;
     memory.buildDueAt = undefined;
   }
-}
-
-/** An app found by name is ours only if it was created after the App resource (give or take clock skew). */
-function madeForApp(found: ServiceApp, app: App): boolean {
-  const created = Date.parse(app.metadata.creationTimestamp ?? "");
-  return Number.isNaN(created) || Date.parse(found.createdAt) >= created - adoptionSlackMs;
 }
 
 function resolveProject(deps: ControllerDeps, app: App): string | Problem {

@@ -1,13 +1,14 @@
 import type { App, AppStatus } from "../../api/app.ts";
-import { applyConditionChange, type ConditionChange, reconciling, stalled } from "../../api/conditions.ts";
+import { applyConditionChange, type ConditionChange, reconciling } from "../../api/conditions.ts";
 import { annotations, finalizer } from "../../api/meta.ts";
 import { idempotencyKey } from "../../hosting/index.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
+import { noChange, problemChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
 import type { PollIntervals } from "../shared/deps.ts";
 import type { Problem } from "../shared/failure.ts";
 import { shortHash } from "../shared/hash.ts";
 import { Reason } from "../shared/reasons.ts";
-import { keyAllowsProject, missingScopes } from "../shared/scopes.ts";
+import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import { type AppAction, scopesFor } from "./actions.ts";
 import { createBody, type DesiredApp } from "./desired.ts";
 import { diffApp } from "./diff.ts";
@@ -39,20 +40,7 @@ export interface AppPlan {
 export function planApp(input: AppPlanInput): AppPlan {
   const { app, observed } = input;
   if (app.metadata.deletionTimestamp !== undefined) return planDeletion(input);
-  if (app.spec.suspend) {
-    return outcome(input, [], {
-      set: [
-        {
-          type: "Ready",
-          status: "False",
-          reason: Reason.Suspended,
-          message: "reconciling is suspended (spec.suspend: true); the service is not called",
-          observedGeneration: generationOf(app),
-        },
-      ],
-      remove: ["Reconciling", "Stalled"],
-    });
-  }
+  if (app.spec.suspend) return outcome(input, [], suspended(generationOf(app)));
   if (observed.problem !== undefined) return blocked(input, observed.problem);
   const { desired, me, projectId } = observed;
   if (desired === undefined || me === undefined || projectId === undefined) {
@@ -214,28 +202,13 @@ function refusal(
   if (me === undefined) return undefined;
   const calls = actions.filter((a) => scopesFor(a).length > 0);
   if (calls.length === 0) return undefined;
-  if (!keyAllowsProject(me, projectId)) {
-    return blocked(input, {
-      stalled: true,
-      reason: Reason.KeyProjectRestricted,
-      message: `the API key is pinned to projects ${(me.apiKey?.projectIds ?? []).join(", ")}, not ${projectId}; use a key allowed on it to ${purpose}`,
-    });
-  }
-  const missing = missingScopes(me, calls.flatMap(scopesFor));
-  if (missing.length === 0) return undefined;
-  return blocked(input, {
-    stalled: true,
-    reason: Reason.MissingScopes,
-    message: `the API key lacks scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} needed to ${purpose}; add ${missing.length > 1 ? "them" : "it"} to the key or use another key`,
-  });
+  const problem =
+    pinningProblem(me, projectId, purpose) ?? scopeProblem(me, calls.flatMap(scopesFor), purpose);
+  return problem === undefined ? undefined : blocked(input, problem);
 }
 
 function blocked(input: AppPlanInput, problem: Problem): AppPlan {
-  const generation = generationOf(input.app);
-  const change = problem.stalled
-    ? stalled(problem.reason, problem.message, generation)
-    : reconciling(problem.reason, problem.message, generation);
-  return { ...outcome(input, [], change), stalled: problem.stalled };
+  return { ...outcome(input, [], problemChange(problem, generationOf(input.app))), stalled: problem.stalled };
 }
 
 function outcome(
@@ -275,12 +248,7 @@ function withFinalizer(app: App, actions: AppAction[]): AppAction[] {
 }
 
 function quoter(observed: AppObserved): (message: string) => string {
-  return (message) =>
-    observed.requestId === undefined ? message : `${message} (request ${observed.requestId})`;
-}
-
-function noChange(): ConditionChange {
-  return { set: [], remove: [] };
+  return (message) => quoteRequest(observed.requestId, message);
 }
 
 function generationOf(app: App): number {

@@ -38,7 +38,7 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
     const mayExist = memory.uncertainCreate || (app.metadata.finalizers ?? []).includes(finalizer);
     return { ...none, lookup: mayExist && !known.gone };
   }
-  const due = (at: number | undefined) => at === undefined || at <= now;
+  const due = (at: number | undefined) => at !== undefined && at <= now;
   const status = known.status === undefined || due(memory.statusDueAt);
   if (deleting) return { ...none, status };
   const generation = app.metadata.generation ?? 0;
@@ -71,7 +71,7 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
     app.spec.source !== undefined &&
     buildId !== undefined &&
     buildUnfinished &&
-    (due(memory.buildDueAt) || (full && known.build?.id !== buildId));
+    (due(memory.buildDueAt) || known.build?.id !== buildId);
   return {
     ...none,
     app: full,

@@ -4,7 +4,7 @@ import { reconcileRequest } from "../shared/annotations.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { ReconcileError } from "../shared/errors.ts";
 import { Memory } from "../shared/memory.ts";
-import { earliest } from "../shared/schedule.ts";
+import { earliest, retryAt } from "../shared/schedule.ts";
 import { invalidSpec, withProblem, writeStatus } from "../shared/status.ts";
 import { type ActResult, actOnApp, appType } from "./act.ts";
 import { type AppMemory, newAppMemory } from "./memory.ts";
@@ -53,8 +53,10 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
     });
     if (failure !== undefined && !failure.stalled) return Outcome.error(new ReconcileError(failure));
     const due = earliest(memory.statusDueAt, memory.buildDueAt, memory.driftDueAt);
-    const stalled = final.stalled || failure?.stalled === true;
-    const next = stalled ? earliest(due, now.getTime() + deps.settings.stalledRetryMs) : due;
+    const next = earliest(
+      due,
+      retryAt(deps.settings, now, final.stalled || failure?.stalled === true, observed.problem !== undefined),
+    );
     return next === undefined ? Outcome.done() : Outcome.requeueAfter(Math.max(0, next - now.getTime()));
   };
 }
@@ -71,7 +73,7 @@ function schedule(
 ): void {
   const now = deps.now();
   const { polls } = deps.settings;
-  if (reads.status || acted.statusChanged) {
+  if (reads.status || reads.build || acted.statusChanged) {
     // Right after a create the status is only the create's answer: read it when it should be running.
     const created = acted.statusChanged && memory.statusDueAt === undefined && !reads.status;
     const wait =

@@ -33,7 +33,9 @@ export function externalFields(external: ExternalApp): Partial<AppStatus> {
   if (status !== undefined) {
     fields.state = status.state;
     fields.targetState = status.targetState;
-    fields.endpoints = status.endpoints.map(({ port, protocol, address }) => ({ port, protocol, address }));
+    fields.endpoints = status.endpoints.map(({ port, protocol, address }) =>
+      address === null ? { port, protocol } : { port, protocol, address },
+    );
     fields.url = firstAddress(status);
     fields.nodes = {
       ready: status.nodes.filter((n) => n.state === "running").length,
@@ -103,7 +105,8 @@ export function describeState(
         const after = build.pollAfterSec === null ? polls.buildingMs : build.pollAfterSec * 1000;
         return wait(Reason.Building, `build ${build.id} is ${build.state}`, undefined, after);
       }
-      return wait(Reason.Building, "the app is building", polls.startingMs);
+      // A failed build has already failed the app: read it now; a succeeded one starts it.
+      return wait(Reason.Building, "the app is building", build?.state === "failed" ? 0 : polls.startingMs);
     }
     case "build_failed": {
       const id = build?.id ?? external.app?.buildId ?? "(unknown)";

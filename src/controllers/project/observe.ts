@@ -6,9 +6,10 @@ import { resolveCredentials } from "../shared/credentials.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import { describeFailure, type Failure, stalledBy } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { madeForResource } from "../shared/lookup.ts";
 import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
-import { keyAllowsProject, missingScopes } from "../shared/scopes.ts";
+import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import { secretType } from "../shared/secrets.ts";
 import type { ProjectMemory, ProjectObserved } from "./observed.ts";
 import { projectName } from "./plan.ts";
@@ -88,13 +89,8 @@ async function readService(
     if (requestId !== undefined) observed.requestId = requestId;
   };
   const refuse = (needed: string[], purpose: string): boolean => {
-    const missing = missingScopes(me, needed);
-    if (missing.length === 0) return false;
-    observed.problem = stalledBy(
-      Reason.MissingScopes,
-      `the API key lacks scope ${missing.join(", ")} needed to ${purpose}; add it to the key`,
-    );
-    return true;
+    observed.problem = scopeProblem(me, needed, purpose);
+    return observed.problem !== undefined;
   };
   if (projectId === undefined) {
     const mayExist = memory.uncertainCreate || (project.metadata.finalizers ?? []).includes(finalizer);
@@ -102,20 +98,12 @@ async function readService(
     const page = await client.listProjects({ name: projectName(project), limit: 1 });
     note(page.$metadata.requestId);
     memory.uncertainCreate = false;
-    const created = Date.parse(project.metadata.creationTimestamp ?? "");
-    const found = page.items.find(
-      (p) => Number.isNaN(created) || Date.parse(p.createdAt) >= created - 5 * 60_000,
-    );
+    const found = page.items.find((p) => madeForResource(p.createdAt, project.metadata.creationTimestamp));
     if (found !== undefined) memory.project = found;
     return;
   }
-  if (!keyAllowsProject(me, projectId)) {
-    observed.problem = stalledBy(
-      Reason.KeyProjectRestricted,
-      `the API key is pinned to projects ${(me.apiKey?.projectIds ?? []).join(", ")}, not ${projectId}; use a key allowed on it`,
-    );
-    return;
-  }
+  observed.problem = pinningProblem(me, projectId, "use the project");
+  if (observed.problem !== undefined) return;
   if (deleting) {
     if (refuse(["apps:read"], "check the project has no apps before deleting it")) return;
     const page = await client.listApps(projectId, { limit: 5 });

@@ -1,17 +1,12 @@
-import {
-  applyConditionChange,
-  type ConditionChange,
-  ready,
-  reconciling,
-  stalled,
-} from "../../api/conditions.ts";
+import { applyConditionChange, type ConditionChange, ready, reconciling } from "../../api/conditions.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { Project, ProjectStatus } from "../../api/project.ts";
 import { idempotencyKey } from "../../hosting/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
+import { noChange, problemChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
 import type { Problem } from "../shared/failure.ts";
 import { Reason } from "../shared/reasons.ts";
-import { missingScopes, pinnedProjects } from "../shared/scopes.ts";
+import { pinnedProjects, scopeProblem } from "../shared/scopes.ts";
 import type { ProjectObserved } from "./observed.ts";
 
 export type ProjectAction =
@@ -46,7 +41,7 @@ export function planProject(input: { project: Project; observed: ProjectObserved
   const generation = project.metadata.generation ?? 0;
   const finalizers = project.metadata.finalizers ?? [];
   if (project.metadata.deletionTimestamp !== undefined) {
-    if (!finalizers.includes(finalizer)) return result(input, [], none());
+    if (!finalizers.includes(finalizer)) return result(input, [], noChange());
     const projectId = project.status?.projectId ?? observed.project?.id;
     if (project.spec.deletionPolicy === "Orphan" || projectId === undefined || observed.gone) {
       return result(
@@ -86,27 +81,14 @@ export function planProject(input: { project: Project; observed: ProjectObserved
       )
     );
   }
-  if (project.spec.suspend) {
-    return result(input, [], {
-      set: [
-        {
-          type: "Ready",
-          status: "False",
-          reason: Reason.Suspended,
-          message: "reconciling is suspended (spec.suspend: true); the service is not called",
-          observedGeneration: generation,
-        },
-      ],
-      remove: ["Reconciling", "Stalled"],
-    });
-  }
+  if (project.spec.suspend) return result(input, [], suspended(generation));
   if (observed.problem !== undefined) return blocked(input, observed.problem);
   const name = projectName(project);
   const withFinalizer = (actions: ProjectAction[]): ProjectAction[] =>
     finalizers.includes(finalizer) ? actions : [{ type: "addFinalizer" }, ...actions];
   const known = observed.project;
   if (known === undefined) {
-    if (project.status?.projectId !== undefined && !observed.gone) return result(input, [], none());
+    if (project.status?.projectId !== undefined && !observed.gone) return result(input, [], noChange());
     const me = observed.me;
     if (me !== undefined && pinnedProjects(me).length > 0) {
       return blocked(input, {
@@ -132,7 +114,11 @@ export function planProject(input: { project: Project; observed: ProjectObserved
     result(
       input,
       actions,
-      ready(Reason.Succeeded, quote(observed, `project ${known.name} (${known.id}) exists`), generation),
+      ready(
+        Reason.Succeeded,
+        quoteRequest(observed.requestId, `project ${known.name} (${known.id}) exists`),
+        generation,
+      ),
     )
   );
 }
@@ -143,31 +129,22 @@ function guarded(
   purpose: string,
 ): ProjectPlan | undefined {
   const me = input.observed.me;
-  if (me === undefined) return undefined;
-  const missing = missingScopes(
-    me,
-    actions.flatMap((a) => scopes[a.type]),
-  );
-  if (missing.length === 0) return undefined;
-  return blocked(input, {
-    stalled: true,
-    reason: Reason.MissingScopes,
-    message: `the API key lacks scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} needed to ${purpose}; add ${missing.length > 1 ? "them" : "it"} to the key or use another key`,
-  });
+  const problem =
+    me === undefined
+      ? undefined
+      : scopeProblem(
+          me,
+          actions.flatMap((a) => scopes[a.type]),
+          purpose,
+        );
+  return problem === undefined ? undefined : blocked(input, problem);
 }
 
 function blocked(
   input: { project: Project; observed: ProjectObserved; now: Date },
   problem: Problem,
 ): ProjectPlan {
-  const generation = input.project.metadata.generation ?? 0;
-  return result(
-    input,
-    [],
-    problem.stalled
-      ? stalled(problem.reason, problem.message, generation)
-      : reconciling(problem.reason, problem.message, generation),
-  );
+  return result(input, [], problemChange(problem, input.project.metadata.generation ?? 0));
 }
 
 function result(
@@ -188,12 +165,4 @@ function result(
   };
   const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
   return { actions, status, stalled: isStalled };
-}
-
-function quote(observed: ProjectObserved, message: string): string {
-  return observed.requestId === undefined ? message : `${message} (request ${observed.requestId})`;
-}
-
-function none(): ConditionChange {
-  return { set: [], remove: [] };
 }

@@ -3,7 +3,7 @@ import { Outcome, type Reconciler } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { ReconcileError } from "../shared/errors.ts";
 import { Memory } from "../shared/memory.ts";
-import { earliest } from "../shared/schedule.ts";
+import { earliest, retryAt } from "../shared/schedule.ts";
 import { invalidSpec, withProblem, writeStatus } from "../shared/status.ts";
 import { actOnProject, projectType } from "./act.ts";
 import { observeProject } from "./observe.ts";
@@ -52,7 +52,7 @@ export function projectReconciler(deps: ControllerDeps): Reconciler {
     const stalled = final.stalled || failure?.stalled === true;
     const next = earliest(
       memory.driftDueAt,
-      stalled ? now.getTime() + deps.settings.stalledRetryMs : undefined,
+      retryAt(deps.settings, now, stalled, observed.problem !== undefined),
     );
     return next === undefined ? Outcome.done() : Outcome.requeueAfter(Math.max(0, next - now.getTime()));
   };

@@ -1,3 +1,5 @@
+import type { ControllerSettings } from "./deps.ts";
+
 /** The earliest of several due times (epoch ms); undefined when none is set. */
 export function earliest(...times: Array<number | undefined>): number | undefined {
   const set = times.filter((t): t is number => t !== undefined);
@@ -10,4 +12,20 @@ export function earliest(...times: Array<number | undefined>): number | undefine
  */
 export function jittered(intervalMs: number, random: () => number): number {
   return Math.round(intervalMs * (0.75 + 0.5 * random()));
+}
+
+/**
+ * When to look at a resource again that cannot progress: a Stalled one slowly; one waiting for
+ * something in the cluster (its Project, a Grid) is woken by that object's change, and looked at
+ * again after a while in case the change was missed.
+ */
+export function retryAt(
+  settings: ControllerSettings,
+  now: Date,
+  stalled: boolean,
+  waiting: boolean,
+): number | undefined {
+  if (stalled) return now.getTime() + settings.stalledRetryMs;
+  if (waiting) return now.getTime() + settings.polls.waitingMs;
+  return undefined;
 }

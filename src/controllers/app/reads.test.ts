@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { newAppMemory } from "./memory.ts";
+import { readsDue } from "./reads.ts";
+import { anApp, appId, desiredOf, projectId, serviceApp, serviceStatus } from "./testing.ts";
+
+const now = 1_000_000;
+const readyStatus = {
+  appId,
+  projectId,
+  observedGeneration: 1,
+  conditions: [
+    {
+      type: "Ready",
+      status: "True" as const,
+      reason: "Succeeded",
+      message: "ok",
+      lastTransitionTime: "2030-01-01T00:00:00Z",
+    },
+  ],
+};
+
+function known(extra: Partial<ReturnType<typeof newAppMemory>> = {}) {
+  const memory = newAppMemory();
+  memory.external.app = serviceApp(desiredOf(anApp()));
+  memory.external.status = serviceStatus("running");
+  memory.readGeneration = 1;
+  memory.driftDueAt = now + 60_000;
+  return Object.assign(memory, extra);
+}
+
+describe("readsDue", () => {
+  it("reads nothing when nothing is due (a reconcile woken by its own status write)", () => {
+    expect(readsDue(anApp({}, { status: readyStatus }), known(), now)).toMatchObject({
+      app: false,
+      status: false,
+      build: false,
+      lookup: false,
+    });
+  });
+
+  it("reads only the status when its poll is due", () => {
+    const reads = readsDue(anApp({}, { status: readyStatus }), known({ statusDueAt: now }), now);
+    expect(reads).toMatchObject({ app: false, status: true, background: false });
+  });
+
+  it("reads app and status at low priority when only the drift check is due", () => {
+    const reads = readsDue(anApp({}, { status: readyStatus }), known({ driftDueAt: now - 1 }), now);
+    expect(reads).toMatchObject({ app: true, status: true, background: true });
+  });
+
+  it("reads app and status at user priority after a spec change", () => {
+    const app = anApp({}, { status: readyStatus, metadata: { generation: 2 } });
+    expect(readsDue(app, known(), now)).toMatchObject({ app: true, status: true, background: false });
+  });
+
+  it("reads afresh for a reconcile request not yet served", () => {
+    const app = anApp(
+      {},
+      { status: readyStatus, metadata: { annotations: { "berth.dev/reconcile-requested-at": "t1" } } },
+    );
+    expect(readsDue(app, known(), now).app).toBe(true);
+    expect(readsDue(app, known({ servedRequest: "t1" }), now).app).toBe(false);
+  });
+
+  it("spreads the first read of a settled App after a restart instead of reading at once", () => {
+    expect(readsDue(anApp({}, { status: readyStatus }), newAppMemory(), now)).toMatchObject({
+      spreadFirstRead: true,
+      app: false,
+      status: false,
+    });
+  });
+
+  it("reads at once after a restart when the App is not settled", () => {
+    const app = anApp({}, { status: { ...readyStatus, conditions: [] } });
+    expect(readsDue(app, newAppMemory(), now)).toMatchObject({
+      app: true,
+      status: true,
+      spreadFirstRead: false,
+    });
+  });
+
+  it("looks the app up by name when a create may have happened unrecorded", () => {
+    expect(readsDue(anApp(), newAppMemory(), now).lookup).toBe(true);
+    expect(readsDue(anApp({}, { metadata: { finalizers: [] } }), newAppMemory(), now).lookup).toBe(false);
+    const uncertain = { ...newAppMemory(), uncertainCreate: true };
+    expect(readsDue(anApp({}, { metadata: { finalizers: [] } }), uncertain, now).lookup).toBe(true);
+  });
+
+  it("reads only the status while deleting", () => {
+    const app = anApp({}, { status: readyStatus, metadata: { deletionTimestamp: "2030-01-01T00:00:00Z" } });
+    expect(readsDue(app, known({ statusDueAt: now }), now)).toMatchObject({ app: false, status: true });
+  });
+
+  it("polls the build of a repository app when due, not before", () => {
+    const source = { provider: "github", repository: "example/web", branch: "main" };
+    const app = anApp({ image: undefined, source }, { status: readyStatus });
+    const memory = known({ buildDueAt: now + 1000 });
+    memory.external.app = serviceApp(desiredOf(app));
+    memory.external.build = {
+      id: "bld_1",
+      appId,
+      projectId,
+      state: "running",
+      failedStep: null,
+      createdAt: "",
+      finishedAt: null,
+      pollAfterSec: 3,
+    };
+    expect(readsDue(app, memory, now).build).toBe(false);
+    memory.buildDueAt = now;
+    expect(readsDue(app, memory, now).build).toBe(true);
+  });
+});

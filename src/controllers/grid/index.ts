@@ -1,0 +1,25 @@
+import type { ControllerDefinition } from "../shared/controller.ts";
+import { secretType } from "../shared/secrets.ts";
+import { credentialSecrets, secretUsers } from "../shared/watches.ts";
+import { gridType } from "./kind.ts";
+import { gridReconciler } from "./reconciler.ts";
+
+export { type GridIdsResult, type GridRefResult, resolveGridIds, resolveGridRef } from "./grid-ref.ts";
+
+/** Grids: reconciled on their own changes and on changes of their credentials. */
+export const gridController: ControllerDefinition = {
+  name: "grid",
+  type: gridType,
+  setup(deps) {
+    const grids = deps.informer(gridType);
+    return {
+      reconcile: gridReconciler(deps),
+      watches: [
+        {
+          informer: deps.informer(secretType),
+          map: secretUsers(grids, (object) => credentialSecrets(object, deps.credentials)),
+        },
+      ],
+    };
+  },
+};

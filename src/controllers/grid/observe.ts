@@ -1,0 +1,138 @@
+import type { Grid } from "../../api/grid.ts";
+import { finalizer } from "../../api/meta.ts";
+import { isHostingError, paginate } from "../../hosting/index.ts";
+import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
+import { resolveCredentials } from "../shared/credentials.ts";
+import type { ControllerDeps } from "../shared/deps.ts";
+import { describeFailure, type Failure, stalledBy } from "../shared/failure.ts";
+import type { Connection } from "../shared/hosting-access.ts";
+import { madeForResource } from "../shared/lookup.ts";
+import { Reason } from "../shared/reasons.ts";
+import { jittered } from "../shared/schedule.ts";
+import { scopeProblem } from "../shared/scopes.ts";
+import { secretType } from "../shared/secrets.ts";
+import { gridType } from "./kind.ts";
+import type { GridMemory, GridObserved } from "./observed.ts";
+import { gridName } from "./plan.ts";
+
+export interface GridObservation {
+  observed: GridObserved;
+  connection: Connection | undefined;
+  failure: Failure | undefined;
+}
+
+/** Reads credentials and identity, and the grid at the service when due. */
+export async function observeGrid(
+  deps: ControllerDeps,
+  grid: Grid,
+  memory: GridMemory,
+): Promise<GridObservation> {
+  const observed: GridObserved = {
+    problem: undefined,
+    me: undefined,
+    grid: memory.grid,
+    gone: memory.gone,
+    found: undefined,
+    requestId: grid.status?.lastRequestId,
+  };
+  const result: GridObservation = { observed, connection: undefined, failure: undefined };
+  const deleting = grid.metadata.deletionTimestamp !== undefined;
+  const releasing =
+    deleting &&
+    (grid.spec.deletionPolicy === "Orphan" || !(grid.metadata.finalizers ?? []).includes(finalizer));
+  if (releasing || (grid.spec.suspend && !deleting)) return result;
+  const credentials = resolveCredentials(
+    grid.metadata.namespace ?? "default",
+    grid.spec.credentialsRef,
+    deps.credentials,
+    (ref) => deps.informer(secretType).get(`${ref.namespace}/${ref.name}`),
+  );
+  if (!credentials.ok) {
+    observed.problem = stalledBy(Reason.CredentialsNotFound, credentials.message);
+    return result;
+  }
+  try {
+    result.connection = await deps.hosting.connect(credentials.credentials);
+    observed.me = result.connection.me;
+    if (!deleting) await readService(deps, grid, memory, result);
+  } catch (error) {
+    if (!isHostingError(error)) throw error;
+    const failure = describeFailure(error, "reading the grid at the service");
+    if (failure.refreshIdentity && result.connection !== undefined)
+      deps.hosting.forgetIdentity(result.connection.client);
+    observed.problem = failure;
+    if (failure.requestId !== undefined) observed.requestId = failure.requestId;
+    result.failure = failure;
+  }
+  observed.grid = memory.grid;
+  observed.gone = memory.gone;
+  return result;
+}
+
+async function readService(
+  deps: ControllerDeps,
+  grid: Grid,
+  memory: GridMemory,
+  result: GridObservation,
+): Promise<void> {
+  const { observed, connection } = result;
+  if (connection === undefined) return;
+  const { client, me } = connection;
+  const missing = scopeProblem(me, ["pools:read"], "read the grid");
+  if (missing !== undefined) {
+    observed.problem = missing;
+    return;
+  }
+  const note = (requestId: string | undefined) => {
+    if (requestId !== undefined) observed.requestId = requestId;
+  };
+  const gridId = grid.status?.gridId ?? grid.spec.gridId ?? memory.grid?.id;
+  if (gridId === undefined) {
+    if (!memory.uncertainCreate) return;
+    const name = gridName(grid);
+    const claimed = claimedGridIds(deps, grid);
+    const found = [];
+    for await (const candidate of paginate((cursor) => client.listGrids({ name, cursor }))) {
+      const recent = madeForResource(candidate.createdAt, grid.metadata.creationTimestamp);
+      if (recent && !claimed.has(candidate.id)) found.push(candidate);
+    }
+    observed.found = found;
+    memory.uncertainCreate = found.length > 1;
+    return;
+  }
+  const now = deps.now();
+  const generation = grid.metadata.generation ?? 0;
+  const request = pendingRequest(reconcileRequest(grid), grid.status?.lastHandledReconcileAt);
+  const due =
+    memory.grid?.id !== gridId ||
+    memory.readGeneration !== generation ||
+    (request !== undefined && request !== memory.servedRequest) ||
+    (memory.driftDueAt !== undefined && memory.driftDueAt <= now);
+  if (!due) return;
+  const background =
+    memory.grid?.id === gridId && memory.readGeneration === generation && request === undefined;
+  try {
+    const read = await client.getGrid(gridId, { priority: background ? "background" : "user" });
+    note(read.$metadata.requestId);
+    memory.grid = read;
+    memory.gone = false;
+  } catch (error) {
+    if (!isHostingError(error) || error.code !== "not_found") throw error;
+    note(error.requestId);
+    memory.grid = undefined;
+    memory.gone = true;
+  }
+  memory.readGeneration = generation;
+  memory.servedRequest = reconcileRequest(grid);
+  memory.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
+}
+
+/** Grid IDs other Grid resources hold: a grid one of them owns is never adopted by another. */
+function claimedGridIds(deps: ControllerDeps, grid: Grid): Set<string> {
+  const ids = deps
+    .informer(gridType)
+    .list()
+    .filter((other) => other.metadata.uid !== grid.metadata.uid)
+    .map((other) => (other.status as { gridId?: unknown } | undefined)?.gridId);
+  return new Set(ids.filter((id): id is string => typeof id === "string"));
+}

@@ -1,0 +1,204 @@
+import { describe, expect, it } from "vitest";
+import { getCondition } from "../../api/conditions.ts";
+import { type Grid, gridSchema } from "../../api/grid.ts";
+import { finalizer } from "../../api/meta.ts";
+import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
+import type { GridObserved } from "./observed.ts";
+import { type GridPlan, planGrid } from "./plan.ts";
+
+const gridId = "0b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
+const otherId = "1b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
+const now = new Date("2030-01-01T00:00:00Z");
+
+function grid(
+  spec: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {},
+  status?: Record<string, unknown>,
+): Grid {
+  return gridSchema.parse({
+    apiVersion: "berth.dev/v1alpha1",
+    kind: "Grid",
+    metadata: {
+      name: "edge",
+      namespace: "team",
+      uid: "uid-1",
+      generation: 2,
+      finalizers: [finalizer],
+      ...meta,
+    },
+    spec,
+    ...(status === undefined ? {} : { status }),
+  });
+}
+
+const me = (scopes: string[]): Me => ({
+  user: { id: "u1", email: "u@example.test" },
+  apiKey: { id: "k1", scopes, projectIds: [], expiresAt: null },
+  oauthClient: null,
+});
+
+const serviceGrid = (id = gridId, name = "edge", description: string | null = null): ServiceGrid => ({
+  id,
+  name,
+  description,
+  createdAt: "2030-01-01T00:00:00Z",
+});
+
+function observed(overrides: Partial<GridObserved> = {}): GridObserved {
+  return {
+    problem: undefined,
+    me: me(["pools:admin"]),
+    grid: undefined,
+    gone: false,
+    found: undefined,
+    requestId: "req_1",
+    ...overrides,
+  };
+}
+
+const deleting = { deletionTimestamp: "2030-01-01T00:00:00Z" };
+
+function summary(plan: GridPlan) {
+  const ready = getCondition(plan.status.conditions, "Ready");
+  const stalled = getCondition(plan.status.conditions, "Stalled");
+  return {
+    actions: plan.actions.map((a) => a.type),
+    ready: ready?.status,
+    reason: stalled?.status === "True" ? stalled.reason : ready?.reason,
+  };
+}
+
+describe("planGrid", () => {
+  it.each<[string, Grid, Partial<GridObserved>, ReturnType<typeof summary>]>([
+    [
+      "creates the grid, adding the finalizer first",
+      grid({}, { finalizers: [] }),
+      {},
+      { actions: ["addFinalizer", "create"], ready: "Unknown", reason: "Progressing" },
+    ],
+    [
+      "refuses to create without pools:write, making no call",
+      grid(),
+      { me: me(["pools:read"]) },
+      { actions: [], ready: "False", reason: "MissingScopes" },
+    ],
+    [
+      "is Ready once the grid exists",
+      grid({}, {}, { gridId }),
+      { grid: serviceGrid() },
+      { actions: [], ready: "True", reason: "Succeeded" },
+    ],
+    [
+      "adopts spec.gridId once read, whatever the grid is named",
+      grid({ gridId }),
+      { grid: serviceGrid(gridId, "someone-elses") },
+      { actions: [], ready: "True", reason: "Succeeded" },
+    ],
+    [
+      "stalls when the grid to adopt does not exist",
+      grid({ gridId }),
+      { gone: true },
+      { actions: [], ready: "False", reason: "ExternalNotFound" },
+    ],
+    [
+      "stalls when the spec asks for a name the service can't give the grid",
+      grid({ displayName: "renamed" }, {}, { gridId }),
+      { grid: serviceGrid() },
+      { actions: [], ready: "False", reason: "InvalidSpec" },
+    ],
+    [
+      "re-creates a grid that vanished at the service",
+      grid({}, {}, { gridId }),
+      { gone: true },
+      { actions: ["create"], ready: "Unknown", reason: "Progressing" },
+    ],
+    [
+      "adopts the one grid found after an uncertain create",
+      grid(),
+      { found: [serviceGrid()] },
+      { actions: ["adopt"], ready: "Unknown", reason: "Progressing" },
+    ],
+    [
+      "stalls when an uncertain create left several grids of its name",
+      grid(),
+      { found: [serviceGrid(), serviceGrid(otherId)] },
+      { actions: [], ready: "False", reason: "DuplicateGrids" },
+    ],
+    [
+      "calls nothing while suspended",
+      grid({ suspend: true }, {}, { gridId }),
+      {},
+      { actions: [], ready: "False", reason: "Suspended" },
+    ],
+    [
+      "reports a problem observe found",
+      grid(),
+      { problem: { stalled: true, reason: "CredentialsNotFound", message: "no Secret" } },
+      { actions: [], ready: "False", reason: "CredentialsNotFound" },
+    ],
+    [
+      "deletes the grid, then releases it",
+      grid({}, deleting, { gridId }),
+      {},
+      { actions: ["delete", "removeFinalizer"], ready: "Unknown", reason: "Deleting" },
+    ],
+    [
+      "refuses to delete without pools:admin, keeping the finalizer",
+      grid({}, deleting, { gridId }),
+      { me: me(["pools:write"]) },
+      { actions: [], ready: "False", reason: "MissingScopes" },
+    ],
+    [
+      "only releases the grid under deletionPolicy Orphan",
+      grid({ deletionPolicy: "Orphan" }, deleting, { gridId }),
+      { me: undefined },
+      { actions: ["removeFinalizer"], ready: "Unknown", reason: "Deleting" },
+    ],
+    [
+      "releases a grid that was never created",
+      grid({}, deleting),
+      {},
+      { actions: ["removeFinalizer"], ready: "Unknown", reason: "Deleting" },
+    ],
+    [
+      "does nothing once the finalizer is gone",
+      grid({}, { ...deleting, finalizers: [] }, { gridId }),
+      {},
+      { actions: [], ready: undefined, reason: undefined },
+    ],
+  ])("%s", (_name, object, overrides, expected) => {
+    expect(summary(planGrid({ grid: object, observed: observed(overrides), now }))).toEqual(expected);
+  });
+
+  it("derives the create key from the UID and the arguments, and a new one after the grid vanished", () => {
+    const keyOf = (plan: GridPlan) => plan.actions.find((a) => a.type === "create");
+    const first = keyOf(planGrid({ grid: grid(), observed: observed(), now }));
+    const again = keyOf(planGrid({ grid: grid(), observed: observed(), now }));
+    const vanished = keyOf(
+      planGrid({ grid: grid({}, {}, { gridId }), observed: observed({ gone: true }), now }),
+    );
+    expect(first).toEqual(again);
+    expect(first).toMatchObject({ body: { name: "edge" }, idempotencyKey: expect.stringMatching(/uid-1/) });
+    expect(vanished).not.toEqual(first);
+  });
+
+  it("names the missing scope and the grid in the message", () => {
+    const plan = planGrid({
+      grid: grid({}, deleting, { gridId }),
+      observed: observed({ me: me(["pools:write"]) }),
+      now,
+    });
+    expect(getCondition(plan.status.conditions, "Stalled")?.message).toMatch(
+      new RegExp(`pools:admin.*delete grid ${gridId}`),
+    );
+  });
+
+  it("records the grid ID, the request ID and the generation in status", () => {
+    const plan = planGrid({
+      grid: grid(),
+      observed: observed({ grid: serviceGrid(), requestId: "req_9" }),
+      now,
+    });
+    expect(plan.status).toMatchObject({ gridId, lastRequestId: "req_9", observedGeneration: 2 });
+  });
+});

@@ -1,0 +1,98 @@
+import type { ServerOrderSpec } from "../../api/server-order.ts";
+import type { Order, ProvisionInput } from "../../hosting/index.ts";
+
+/** What the order asks the service for. `zone` is checked against the catalog before this is sent. */
+export function desiredInput(spec: ServerOrderSpec, gridIds: readonly string[]): ProvisionInput {
+  return {
+    csp: spec.csp,
+    region: spec.region,
+    zone: spec.zone ?? "",
+    instanceType: spec.instanceType,
+    count: spec.count,
+    ...(gridIds.length === 0 ? {} : { gridIds: [...gridIds] }),
+  };
+}
+
+/** Whether an order at the service is the one `input` asks for. */
+export function sameRequest(order: Order, input: ProvisionInput): boolean {
+  const sorted = (ids: readonly string[]) =>
+    [...ids]
+      .map((id) => id.toLowerCase())
+      .sort()
+      .join(",");
+  return (
+    order.csp === input.csp &&
+    order.region === input.region &&
+    order.zone === input.zone &&
+    order.instanceType === input.instanceType &&
+    order.count === input.count &&
+    sorted(order.gridIds) === sorted(input.gridIds ?? [])
+  );
+}
+
+/**
+ * What the spec asks for that the placed order does not have, one phrase per field. Grids are
+ * compared only when their IDs are known, and only for additions: servers stay in the grids they
+ * joined (a grid deleted since is no change), and the service joins servers to grids only when ordering.
+ */
+export function orderChanges(
+  spec: ServerOrderSpec,
+  gridIds: readonly string[] | undefined,
+  order: Order,
+): string[] {
+  const changes: string[] = [];
+  const compare = (field: string, wanted: string | number | undefined, ordered: string | number) => {
+    if (wanted !== undefined && wanted !== ordered)
+      changes.push(`spec.${field} is ${wanted} but order ${order.id} has ${ordered}`);
+  };
+  compare("csp", spec.csp, order.csp);
+  compare("region", spec.region, order.region);
+  compare("zone", spec.zone, order.zone);
+  compare("instanceType", spec.instanceType, order.instanceType);
+  compare("count", spec.count, order.count);
+  const joined = new Set(order.gridIds.map((id) => id.toLowerCase()));
+  const added = (gridIds ?? []).filter((id) => !joined.has(id));
+  if (added.length > 0) {
+    changes.push(
+      `spec.gridRefs/gridIds add grid ${added.join(", ")}, which the servers of order ${order.id} did not join`,
+    );
+  }
+  return changes;
+}
+
+const decimal = /^[0-9]+(\.[0-9]+)?$/;
+
+/**
+ * -1, 0 or 1 as decimal string `a` is below, equal to or above `b` ("1.5" vs "1.5000" is 0), exactly
+ * (no floating point); undefined when either is not a plain decimal number.
+ */
+export function compareDecimal(a: string, b: string): number | undefined {
+  if (!decimal.test(a.trim()) || !decimal.test(b.trim())) return undefined;
+  const [aWhole = "0", aFraction = ""] = a.trim().split(".");
+  const [bWhole = "0", bFraction = ""] = b.trim().split(".");
+  const digits = Math.max(aFraction.length, bFraction.length);
+  const scaled = (whole: string, fraction: string) => BigInt(whole + fraction.padEnd(digits, "0"));
+  const difference = scaled(aWhole, aFraction) - scaled(bWhole, bFraction);
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0;
+}
+
+/** `status.phase` for the order's state at the service. */
+export function phaseOf(order: Order): string {
+  const phases: Record<Order["state"], string> = {
+    pending: "Pending",
+    provisioning: "Provisioning",
+    completed: "Provisioned",
+    failed: "Failed",
+  };
+  return phases[order.state];
+}
+
+/** The service's error code as a condition reason: `capacity_unavailable` → `CapacityUnavailable`. */
+export function reasonOfCode(code: string): string {
+  const reason = code
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part !== "")
+    .map((part) => part[0]?.toUpperCase() + part.slice(1))
+    .join("");
+  return /^[A-Za-z]/.test(reason) ? reason : "OrderFailed";
+}

@@ -1,0 +1,28 @@
+import type { Order, ProvisionInput } from "../../hosting/index.ts";
+import { sameRequest } from "./desired.ts";
+
+/** The service's clock and the cluster's may differ a little. */
+const clockSlackMs = 2 * 60_000;
+
+export interface EarlierAttempt {
+  /** When the order call whose outcome is unknown was about to be sent (cluster clock). */
+  since: Date;
+  /** Orders other ServerOrders (and this one's previous, failed order) hold: never taken. */
+  claimed: ReadonlySet<string>;
+  /** What that call asked for; undefined when the spec changed since, so it could have asked anything. */
+  input: ProvisionInput | undefined;
+}
+
+/**
+ * Orders an order call with an unknown outcome may have placed: made since the call (within the
+ * clock slack), claimed by no ServerOrder, and matching the request when it is known. Pure.
+ */
+export function ordersFromEarlierAttempt(orders: readonly Order[], attempt: EarlierAttempt): Order[] {
+  const since = attempt.since.getTime() - clockSlackMs;
+  return orders.filter(
+    (order) =>
+      !attempt.claimed.has(order.id) &&
+      Date.parse(order.createdAt) >= since &&
+      (attempt.input === undefined || sameRequest(order, attempt.input)),
+  );
+}

@@ -1,0 +1,224 @@
+import { ConditionType, getCondition } from "../../api/conditions.ts";
+import { finalizer } from "../../api/meta.ts";
+import type { ServerOrder } from "../../api/server-order.ts";
+import {
+  type HostingClient,
+  isHostingError,
+  type Order,
+  paginate,
+  type Server,
+  type WithMetadata,
+} from "../../hosting/index.ts";
+import { resolveGridIds } from "../grid/grid-ref.ts";
+import { gridType } from "../grid/kind.ts";
+import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
+import { resolveCredentials } from "../shared/credentials.ts";
+import type { ControllerDeps } from "../shared/deps.ts";
+import { describeFailure, type Failure, stalledBy } from "../shared/failure.ts";
+import type { Connection } from "../shared/hosting-access.ts";
+import { Reason } from "../shared/reasons.ts";
+import { jittered } from "../shared/schedule.ts";
+import { scopeProblem } from "../shared/scopes.ts";
+import { secretType } from "../shared/secrets.ts";
+import type { CatalogCache } from "./catalog.ts";
+import { desiredInput } from "./desired.ts";
+import { ordersFromEarlierAttempt } from "./inspection.ts";
+import { serverOrderType } from "./kind.ts";
+import type { OrderMemory, OrderObserved } from "./observed.ts";
+import { type OrderPolls, orderMarker, orderScopes } from "./plan-common.ts";
+
+export interface OrderObservation {
+  observed: OrderObserved;
+  connection: Connection | undefined;
+  failure: Failure | undefined;
+}
+
+export interface ObserveOptions {
+  catalogs: CatalogCache;
+  polls: OrderPolls;
+}
+
+/**
+ * Reads credentials and identity, the referenced Grids from the informer, and from the service only
+ * what is due: orders an uncertain call may have placed, the order and its servers, the catalog.
+ */
+export async function observeServerOrder(
+  deps: ControllerDeps,
+  serverOrder: ServerOrder,
+  memory: OrderMemory,
+  options: ObserveOptions,
+): Promise<OrderObservation> {
+  const { spec, metadata } = serverOrder;
+  const namespace = metadata.namespace ?? "default";
+  const observed: OrderObserved = {
+    problem: undefined,
+    me: undefined,
+    grids: resolveGridIds(
+      (ns, name) => deps.informer(gridType).get(`${ns}/${name}`),
+      namespace,
+      spec.gridRefs ?? [],
+      spec.gridIds ?? [],
+    ),
+    catalog: undefined,
+    estimate: memory.estimate,
+    order: memory.order,
+    gone: memory.gone,
+    servers: memory.servers,
+    candidates: undefined,
+    refused: undefined,
+    requestId: serverOrder.status?.lastRequestId,
+  };
+  const result: OrderObservation = { observed, connection: undefined, failure: undefined };
+  const deleting = metadata.deletionTimestamp !== undefined;
+  const releasing =
+    deleting && (spec.deletionPolicy === "Orphan" || !(metadata.finalizers ?? []).includes(finalizer));
+  if (releasing || (spec.suspend && !deleting)) return result;
+  const credentials = resolveCredentials(namespace, spec.credentialsRef, deps.credentials, (ref) =>
+    deps.informer(secretType).get(`${ref.namespace}/${ref.name}`),
+  );
+  if (!credentials.ok) {
+    observed.problem = stalledBy(Reason.CredentialsNotFound, credentials.message);
+    return result;
+  }
+  try {
+    result.connection = await deps.hosting.connect(credentials.credentials);
+    observed.me = result.connection.me;
+    await readService(deps, serverOrder, memory, result, options);
+  } catch (error) {
+    if (!isHostingError(error)) throw error;
+    const failure = describeFailure(error, "reading the order at the service");
+    if (failure.refreshIdentity && result.connection !== undefined)
+      deps.hosting.forgetIdentity(result.connection.client);
+    observed.problem = failure;
+    if (failure.requestId !== undefined) observed.requestId = failure.requestId;
+    result.failure = failure;
+  }
+  observed.order = memory.order;
+  observed.gone = memory.gone;
+  observed.servers = memory.servers;
+  return result;
+}
+
+async function readService(
+  deps: ControllerDeps,
+  serverOrder: ServerOrder,
+  memory: OrderMemory,
+  result: OrderObservation,
+  options: ObserveOptions,
+): Promise<void> {
+  const { observed, connection } = result;
+  if (connection === undefined) return;
+  const { client, me } = connection;
+  const deleting = serverOrder.metadata.deletionTimestamp !== undefined;
+  const marker = orderMarker(serverOrder.status);
+  const unreadable = scopeProblem(me, ["pools:read"], "read orders and servers");
+  if (unreadable !== undefined) {
+    // With no order to read, the plan names every scope ordering needs (pools:write includes pools:read).
+    if (marker !== undefined || serverOrder.status?.orderId !== undefined) observed.problem = unreadable;
+    return;
+  }
+  const note = (requestId: string | undefined) => {
+    if (requestId !== undefined) observed.requestId = requestId;
+  };
+  if (marker !== undefined)
+    observed.candidates = await findCandidates(deps, client, serverOrder, observed, marker);
+  const orderId = serverOrder.status?.orderId;
+  if (orderId !== undefined && (deleting || orderDue(deps, serverOrder, memory, orderId))) {
+    await readOrder(deps, client, serverOrder, memory, orderId, options.polls, note);
+  }
+  const mayOrder = orderId === undefined || marker !== undefined || memory.order?.state === "failed";
+  if (!deleting && mayOrder && observed.grids.ok && scopeProblem(me, orderScopes, "order") === undefined) {
+    observed.catalog = await options.catalogs.get(client);
+  }
+}
+
+function orderDue(
+  deps: ControllerDeps,
+  serverOrder: ServerOrder,
+  memory: OrderMemory,
+  orderId: string,
+): boolean {
+  const request = pendingRequest(reconcileRequest(serverOrder), serverOrder.status?.lastHandledReconcileAt);
+  return (
+    memory.order?.id !== orderId ||
+    memory.readGeneration !== (serverOrder.metadata.generation ?? 0) ||
+    (request !== undefined && request !== memory.servedRequest) ||
+    memory.orderDueAt === undefined ||
+    memory.orderDueAt <= deps.now()
+  );
+}
+
+/** Reads the order and (once it has any) its servers; schedules the next read. */
+async function readOrder(
+  deps: ControllerDeps,
+  client: HostingClient,
+  serverOrder: ServerOrder,
+  memory: OrderMemory,
+  orderId: string,
+  polls: OrderPolls,
+  note: (requestId: string | undefined) => void,
+): Promise<void> {
+  const now = deps.now();
+  const settled =
+    memory.order?.id === orderId && (memory.order.state === "completed" || memory.order.state === "failed");
+  const priority =
+    settled && memory.readGeneration === (serverOrder.metadata.generation ?? 0) ? "background" : "user";
+  let order: WithMetadata<Order> | undefined;
+  try {
+    order = await client.getOrder(orderId, { priority });
+    note(order.$metadata.requestId);
+  } catch (error) {
+    if (!isHostingError(error) || error.code !== "not_found") throw error;
+    note(error.requestId);
+  }
+  if (memory.order?.id !== orderId) memory.servers = undefined;
+  memory.order = order;
+  memory.gone = order === undefined;
+  // Servers appear once the order provisions; those of an order the service forgot may still be listed.
+  if (order?.state !== "pending") {
+    const servers: Server[] = [];
+    for await (const server of paginate((cursor) => client.listServers({ orderId, cursor }, { priority }))) {
+      servers.push(server);
+    }
+    memory.servers = servers;
+  }
+  memory.orderDueAt = order === undefined ? undefined : now + nextReadMs(deps, order, polls);
+  memory.readGeneration = serverOrder.metadata.generation ?? 0;
+  memory.servedRequest = reconcileRequest(serverOrder);
+}
+
+/** An order in flight is read when the service says (`pollAfterSec`); a settled one at the drift check. */
+export function nextReadMs(deps: ControllerDeps, order: Order, polls: OrderPolls): number {
+  if (order.state === "completed" || order.state === "failed") {
+    return jittered(deps.settings.driftIntervalMs, deps.random);
+  }
+  return order.pollAfterSec === null ? polls.orderMs : Math.max(1, order.pollAfterSec) * 1000;
+}
+
+/** Orders an order call with an unknown outcome may have placed (see `ordersFromEarlierAttempt`). */
+async function findCandidates(
+  deps: ControllerDeps,
+  client: HostingClient,
+  serverOrder: ServerOrder,
+  observed: OrderObserved,
+  since: Date,
+): Promise<Order[]> {
+  const claimed = new Set(
+    deps
+      .informer(serverOrderType)
+      .list()
+      .filter((other) => other.metadata.uid !== serverOrder.metadata.uid)
+      .map((other) => (other.status as { orderId?: unknown } | undefined)?.orderId)
+      .filter((id): id is string => typeof id === "string"),
+  );
+  // This ServerOrder's own recorded order is a failed one being replaced: never the new one.
+  if (serverOrder.status?.orderId !== undefined) claimed.add(serverOrder.status.orderId);
+  const marked = getCondition(serverOrder.status?.conditions, ConditionType.Ordered);
+  const specUnchanged = marked?.observedGeneration === (serverOrder.metadata.generation ?? 0);
+  const input =
+    specUnchanged && observed.grids.ok ? desiredInput(serverOrder.spec, observed.grids.gridIds) : undefined;
+  const orders: Order[] = [];
+  for await (const order of paginate((cursor) => client.listOrders({ cursor, limit: 200 })))
+    orders.push(order);
+  return ordersFromEarlierAttempt(orders, { since, claimed, input });
+}

@@ -1,0 +1,171 @@
+import {
+  applyConditionChange,
+  type ConditionChange,
+  type ConditionInput,
+  ConditionType,
+  getCondition,
+  reconciling,
+} from "../../api/conditions.ts";
+import { finalizer } from "../../api/meta.ts";
+import type { ServerOrder, ServerOrderStatus } from "../../api/server-order.ts";
+import type { Order, ProvisionInput } from "../../hosting/index.ts";
+import { reconcileRequest } from "../shared/annotations.ts";
+import { type Blocker, problemChange } from "../shared/condition-changes.ts";
+import { Reason } from "../shared/reasons.ts";
+import type { OrderObserved } from "./observed.ts";
+
+/** What `act` does at the service or on the ServerOrder, in order. */
+export type OrderAction =
+  | { type: "addFinalizer" }
+  /** `warning`: recorded as a Warning event, for what the release leaves to a person. */
+  | { type: "removeFinalizer"; warning?: string }
+  | { type: "estimate"; input: ProvisionInput; idempotencyKey: string }
+  /** Write `marker` to status (an order call may be in flight), order, then record the order's ID at once. */
+  | { type: "order"; input: ProvisionInput; idempotencyKey: string; marker: ServerOrderStatus }
+  /** Take the order an earlier call placed as this ServerOrder's, recording its ID at once (no call). */
+  | { type: "adopt"; order: Order }
+  | { type: "deprovision"; orderId: string; addresses: string[] };
+
+export interface OrderPlan {
+  actions: OrderAction[];
+  status: ServerOrderStatus;
+  stalled: boolean;
+  /** Look again after this long (deprovisioning progress); the order's own polls are in memory. */
+  pollMs: number | undefined;
+}
+
+/** How long to wait before looking at work in flight again (milliseconds). */
+export interface OrderPolls {
+  /** An order in flight whose answer carried no pollAfterSec. */
+  orderMs: number;
+  /** Servers being deprovisioned. */
+  deprovisionMs: number;
+}
+
+export interface OrderPlanInput {
+  serverOrder: ServerOrder;
+  observed: OrderObserved;
+  now: Date;
+  polls: OrderPolls;
+}
+
+/** Status fields a step sets besides the summary conditions. */
+export interface StepFields {
+  estimate?: { hourlyCost: string; currency: string };
+  phase?: string;
+  /** The Ordered condition (its generation is filled in). */
+  ordered?: Omit<ConditionInput, "type" | "observedGeneration">;
+  pollMs?: number;
+}
+
+/** `status.phase` while an order call may be in flight: with no orderId recorded after it, look before ordering again. */
+export const orderingPhase = "Ordering";
+
+/** Scopes a dry run and a real order need at the service. */
+export const orderScopes = ["pools:write", "compute:spend"];
+
+/** Condition reasons only the ServerOrder controller writes (besides the service's own error codes). */
+export const OrderReason = {
+  /** An order call's outcome is unknown and several orders could be its result: a person picks. */
+  OrderUncertain: "OrderUncertain",
+  /** Servers the order delivered are no longer listed. */
+  ServersMissing: "ServersMissing",
+} as const;
+
+/**
+ * When the order call with an unknown outcome was about to be sent: the Ordered condition turned
+ * Unknown then, and its time is part of that call's Idempotency-Key. Undefined without a marker.
+ */
+export function orderMarker(status: ServerOrderStatus | undefined): Date | undefined {
+  if (status?.phase !== orderingPhase) return undefined;
+  const at = Date.parse(getCondition(status.conditions, ConditionType.Ordered)?.lastTransitionTime ?? "");
+  return new Date(Number.isNaN(at) ? 0 : at);
+}
+
+export function generationOf(serverOrder: ServerOrder): number {
+  return serverOrder.metadata.generation ?? 0;
+}
+
+export function blocked(
+  input: OrderPlanInput,
+  problem: Blocker,
+  actions: OrderAction[] = [],
+  fields: StepFields = {},
+): OrderPlan {
+  return result(input, actions, problemChange(problem, generationOf(input.serverOrder)), fields);
+}
+
+export function result(
+  input: OrderPlanInput,
+  actions: OrderAction[],
+  change: ConditionChange,
+  fields: StepFields = {},
+): OrderPlan {
+  const { serverOrder, observed, now } = input;
+  const generation = generationOf(serverOrder);
+  const previous = serverOrder.status ?? {};
+  const reconcileAt = serverOrder.spec.suspend
+    ? previous.lastHandledReconcileAt
+    : reconcileRequest(serverOrder);
+  const orderId = observed.order?.id ?? previous.orderId;
+  const servers =
+    observed.order !== undefined && observed.servers !== undefined
+      ? observed.servers.map(({ address, state }) => ({ address, state }))
+      : previous.servers;
+  const set = [...change.set];
+  if (fields.ordered !== undefined) {
+    set.push({ type: ConditionType.Ordered, ...fields.ordered, observedGeneration: generation });
+  }
+  const status: ServerOrderStatus = {
+    ...previous,
+    ...(fields.estimate === undefined ? {} : { estimate: fields.estimate }),
+    ...(orderId === undefined ? {} : { orderId }),
+    ...(fields.phase === undefined ? {} : { phase: fields.phase }),
+    ...(servers === undefined ? {} : { servers }),
+    ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
+    lastRequestId: observed.requestId,
+    observedGeneration: generation,
+    conditions: applyConditionChange(previous.conditions, { set, remove: change.remove }, now),
+  };
+  const isStalled = set.some((c) => c.type === ConditionType.Stalled && c.status === "True");
+  return { actions, status, stalled: isStalled, pollMs: fields.pollMs };
+}
+
+/**
+ * An order call may have been sent without its answer recorded: adopt the one order it may have
+ * placed, stall if several could be it, and (undefined) order again under the same key if none.
+ */
+export function planEarlierAttempt(input: OrderPlanInput): OrderPlan | undefined {
+  const found = input.observed.candidates;
+  const generation = generationOf(input.serverOrder);
+  if (found === undefined) {
+    return result(
+      input,
+      [],
+      reconciling(Reason.Progressing, "looking for an order an earlier call may have placed", generation),
+    );
+  }
+  if (found.length > 1) {
+    return blocked(input, {
+      stalled: true,
+      reason: OrderReason.OrderUncertain,
+      message:
+        `an order call's outcome is unknown and ${found.length} unclaimed orders could be its result ` +
+        `(${found.map((o) => o.id).join(", ")}); berth will not order again: check them at the service, ` +
+        "deprovision the servers you don't want, then set deletionPolicy: Orphan and delete this ServerOrder",
+    });
+  }
+  const [order] = found;
+  if (order === undefined) return undefined;
+  return result(
+    input,
+    withFinalizer(input, [{ type: "adopt", order }]),
+    reconciling(Reason.Progressing, `adopting order ${order.id}, placed by an earlier call`, generation),
+  );
+}
+
+export function withFinalizer(input: OrderPlanInput, actions: OrderAction[]): OrderAction[] {
+  return (input.serverOrder.metadata.finalizers ?? []).includes(finalizer)
+    ? actions
+    : [{ type: "addFinalizer" }, ...actions];
+}

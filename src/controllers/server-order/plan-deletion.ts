@@ -1,0 +1,83 @@
+import { reconciling } from "../../api/conditions.ts";
+import { finalizer } from "../../api/meta.ts";
+import { noChange } from "../shared/condition-changes.ts";
+import { Reason } from "../shared/reasons.ts";
+import { scopeProblem } from "../shared/scopes.ts";
+import {
+  blocked,
+  generationOf,
+  type OrderPlan,
+  type OrderPlanInput,
+  orderMarker,
+  planEarlierAttempt,
+  result,
+} from "./plan-common.ts";
+
+/** Server states from which the server is already on its way out. */
+const leaving = new Set(["deprovisioning", "retiring"]);
+
+/**
+ * Deleted ServerOrder: `Orphan` keeps the servers; `Delete` deprovisions every server of the order
+ * (with `confirm`, because the resource was deleted), waiting for an order in flight to deliver
+ * first, and releases the finalizer only once none is listed.
+ */
+export function planDeletion(input: OrderPlanInput): OrderPlan {
+  const { serverOrder, observed, polls } = input;
+  const generation = generationOf(serverOrder);
+  const deleting = (message: string) => reconciling(Reason.Deleting, message, generation);
+  const unordered = () =>
+    result(input, [{ type: "removeFinalizer" }], deleting("releasing; no order was placed"));
+  if (!(serverOrder.metadata.finalizers ?? []).includes(finalizer)) return result(input, [], noChange());
+  const recorded = serverOrder.status?.orderId ?? observed.order?.id;
+  if (serverOrder.spec.deletionPolicy === "Orphan") {
+    const message =
+      recorded === undefined
+        ? "releasing"
+        : `releasing order ${recorded}; its servers stay (deletionPolicy: Orphan)`;
+    return result(input, [{ type: "removeFinalizer" }], deleting(message));
+  }
+  const marked = orderMarker(serverOrder.status) !== undefined;
+  if (recorded === undefined && !marked) return unordered();
+  if (observed.problem !== undefined) return blocked(input, observed.problem);
+  if (marked) {
+    const found = observed.candidates ?? [];
+    if (found.length > 1) {
+      const warning =
+        `an order call's outcome was unknown and orders ${found.map((o) => o.id).join(", ")} could be its result; ` +
+        "berth deprovisioned none of them: check them at the service";
+      return result(input, [{ type: "removeFinalizer", warning }], deleting("releasing"));
+    }
+    const earlier = planEarlierAttempt(input);
+    if (earlier !== undefined) return earlier;
+  }
+  const orderId = observed.order?.id ?? recorded;
+  if (orderId === undefined) return unordered();
+  const purpose = `deprovision the servers of order ${orderId} (or set deletionPolicy: Orphan to keep them)`;
+  const missing = observed.me && scopeProblem(observed.me, ["pools:write"], purpose);
+  if (missing !== undefined) return blocked(input, missing);
+  const order = observed.order;
+  const servers = observed.servers ?? [];
+  const live = servers.filter((s) => !leaving.has(s.state));
+  if (live.length > 0) {
+    return result(
+      input,
+      [{ type: "deprovision", orderId, addresses: live.map((s) => s.address) }],
+      deleting(`deprovisioning ${live.length} server(s) of order ${orderId}`),
+      { phase: "Deleting", pollMs: polls.deprovisionMs },
+    );
+  }
+  if (order !== undefined && (order.state === "pending" || order.state === "provisioning")) {
+    const pollMs = order.pollAfterSec === null ? polls.orderMs : order.pollAfterSec * 1000;
+    const message = `waiting for order ${orderId} to deliver its servers, to deprovision them`;
+    return result(input, [], deleting(message), { phase: "Deleting", pollMs });
+  }
+  if (observed.servers === undefined || servers.length > 0) {
+    const message = `waiting for ${servers.length} server(s) of order ${orderId} to finish deprovisioning`;
+    return result(input, [], deleting(message), { phase: "Deleting", pollMs: polls.deprovisionMs });
+  }
+  return result(
+    input,
+    [{ type: "removeFinalizer" }],
+    deleting(`the servers of order ${orderId} are gone; releasing`),
+  );
+}

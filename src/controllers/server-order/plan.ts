@@ -1,0 +1,230 @@
+import { ConditionType, getCondition, ready, reconciling, timestamp } from "../../api/conditions.ts";
+import { idempotencyKey, type Order } from "../../hosting/index.ts";
+import { quoteRequest, suspended } from "../shared/condition-changes.ts";
+import { Reason } from "../shared/reasons.ts";
+import { scopeProblem } from "../shared/scopes.ts";
+import { catalogProblems } from "./catalog.ts";
+import { compareDecimal, desiredInput, orderChanges, phaseOf, reasonOfCode } from "./desired.ts";
+import {
+  blocked,
+  generationOf,
+  type OrderPlan,
+  type OrderPlanInput,
+  OrderReason,
+  orderingPhase,
+  orderMarker,
+  orderScopes,
+  planEarlierAttempt,
+  result,
+  withFinalizer,
+} from "./plan-common.ts";
+import { planDeletion } from "./plan-deletion.ts";
+
+/** The ServerOrder's next step. Pure: no I/O, no clock. */
+export function planServerOrder(input: OrderPlanInput): OrderPlan {
+  const { serverOrder, observed } = input;
+  if (serverOrder.metadata.deletionTimestamp !== undefined) return planDeletion(input);
+  if (serverOrder.spec.suspend) return result(input, [], suspended(generationOf(serverOrder)));
+  if (observed.problem !== undefined) return blocked(input, observed.problem);
+  const marker = observed.refused === undefined ? orderMarker(serverOrder.status) : undefined;
+  if (marker !== undefined) {
+    const earlier = planEarlierAttempt(input);
+    if (earlier !== undefined) return earlier;
+  }
+  const orderId = serverOrder.status?.orderId ?? observed.order?.id;
+  return orderId === undefined || marker !== undefined ? planOrdering(input) : planPlaced(input, orderId);
+}
+
+/** No order (or only a failed one) yet: check the spec, get an estimate, and order once approved. */
+function planOrdering(input: OrderPlanInput): OrderPlan {
+  const { serverOrder, observed, now } = input;
+  const { spec } = serverOrder;
+  const generation = generationOf(serverOrder);
+  const missing = observed.me && scopeProblem(observed.me, orderScopes, "estimate and place the order");
+  if (missing !== undefined) return blocked(input, missing);
+  if (!observed.grids.ok) return blocked(input, observed.grids.problem);
+  if (observed.catalog === undefined) {
+    return result(input, [], reconciling(Reason.Progressing, "reading the service's catalog", generation));
+  }
+  const problems = catalogProblems(spec, observed.catalog);
+  if (problems.length > 0) {
+    return blocked(input, {
+      stalled: true,
+      reason: Reason.InvalidSpec,
+      message: `the spec does not match the service's catalog: ${problems.join("; ")}`,
+    });
+  }
+  const orderInput = desiredInput(spec, observed.grids.gridIds);
+  // A new order after a failed one gets new keys: the old ones would replay the failed order.
+  const replaces = serverOrder.status?.orderId;
+  const uid = serverOrder.metadata.uid ?? serverOrder.metadata.name;
+  const estimateKey = idempotencyKey(uid, "estimateServers", { ...orderInput, replaces });
+  const known = observed.estimate?.idempotencyKey === estimateKey ? observed.estimate.estimate : undefined;
+  if (known === undefined) {
+    return result(
+      input,
+      withFinalizer(input, [{ type: "estimate", input: orderInput, idempotencyKey: estimateKey }]),
+      reconciling(Reason.Progressing, "asking the service for an estimate (dry run)", generation),
+    );
+  }
+  const estimate = { hourlyCost: known.hourlyCost, currency: known.currency };
+  const quoted = `${known.hourlyCost} ${known.currency} per hour for ${known.count} × ${known.instanceType} in ${known.zone}`;
+  const notOrdered = (reason: string, message: string) => ({
+    estimate,
+    phase: "Estimated",
+    ordered: { status: "False" as const, reason, message },
+  });
+  if (!spec.approved) {
+    const message = `the service estimates ${quoted}; set spec.approved: true to place the order`;
+    return result(
+      input,
+      withFinalizer(input, []),
+      {
+        set: [
+          {
+            type: ConditionType.Ready,
+            status: "False",
+            reason: Reason.AwaitingApproval,
+            message,
+            observedGeneration: generation,
+          },
+        ],
+        remove: [ConditionType.Reconciling, ConditionType.Stalled],
+      },
+      notOrdered(Reason.AwaitingApproval, message),
+    );
+  }
+  const limit = spec.maxHourlyCost;
+  const comparison = limit === undefined ? undefined : compareDecimal(known.hourlyCost, limit);
+  if (limit === undefined || comparison === undefined) {
+    const message = `cannot compare the estimate (${quoted}) with spec.maxHourlyCost ${limit ?? "(unset)"}; set spec.maxHourlyCost to a decimal such as "2.50"`;
+    return blocked(
+      input,
+      { stalled: true, reason: Reason.InvalidSpec, message },
+      [],
+      notOrdered(Reason.InvalidSpec, message),
+    );
+  }
+  if (comparison > 0) {
+    const message = `the estimate, ${quoted}, is above spec.maxHourlyCost ${limit}; no order was placed: raise the limit or order less`;
+    return blocked(
+      input,
+      { stalled: true, reason: Reason.OverBudget, message },
+      [],
+      notOrdered(Reason.OverBudget, message),
+    );
+  }
+  const refused = observed.refused;
+  if (refused !== undefined) {
+    return blocked(input, refused, [], {
+      estimate,
+      phase: "Failed",
+      ordered: { status: "False", reason: refused.reason, message: refused.message },
+    });
+  }
+  const message = `placing the order: ${quoted}`;
+  const plan = result(input, [], reconciling(Reason.Progressing, message, generation), {
+    estimate,
+    phase: orderingPhase,
+    ordered: { status: "Unknown", reason: Reason.Progressing, message },
+  });
+  // The marker's time tells this call's key apart from earlier, refused ones; a retry after a crash keeps it.
+  const attempt =
+    getCondition(plan.status.conditions, ConditionType.Ordered)?.lastTransitionTime ?? timestamp(now);
+  const orderKey = idempotencyKey(uid, "orderServers", { ...orderInput, replaces, attempt });
+  plan.actions = withFinalizer(input, [
+    { type: "order", input: orderInput, idempotencyKey: orderKey, marker: plan.status },
+  ]);
+  return plan;
+}
+
+/** The order exists: follow it, report spec changes it can't take, and list its servers. */
+function planPlaced(input: OrderPlanInput, orderId: string): OrderPlan {
+  const { serverOrder, observed } = input;
+  const generation = generationOf(serverOrder);
+  const order = observed.order?.id === orderId ? observed.order : undefined;
+  if (order === undefined) {
+    if (!observed.gone)
+      return result(input, [], reconciling(Reason.Progressing, `reading order ${orderId}`, generation));
+    return blocked(input, {
+      stalled: true,
+      reason: Reason.ExternalNotFound,
+      message: quoteRequest(
+        observed.requestId,
+        `order ${orderId} is not known to the service (or not to this key's user); check the credentials`,
+      ),
+    });
+  }
+  const gridIds = observed.grids.ok ? observed.grids.gridIds : undefined;
+  const changes = orderChanges(serverOrder.spec, gridIds, order);
+  if (order.state === "failed") {
+    // A failed order delivered no servers: a changed spec may order again.
+    if (changes.length > 0) return planOrdering(input);
+    return failed(input, order);
+  }
+  const fields = {
+    phase: phaseOf(order),
+    ordered: { status: "True" as const, reason: Reason.Succeeded, message: `order ${order.id} was placed` },
+  };
+  if (changes.length > 0) {
+    return blocked(
+      input,
+      {
+        stalled: true,
+        reason: Reason.ImmutableAfterOrder,
+        message: `${changes.join("; ")}: berth never places a second order for a ServerOrder; set the spec back, or create another ServerOrder`,
+      },
+      [],
+      fields,
+    );
+  }
+  return describeProgress(input, order, fields);
+}
+
+function failed(input: OrderPlanInput, order: Order): OrderPlan {
+  const reason = reasonOfCode(order.error?.code ?? "order_failed");
+  const message =
+    `order ${order.id} failed at the service: ${order.error?.message ?? "no reason given"}; ` +
+    "change the spec (e.g. spec.zone) to order again";
+  return blocked(input, { stalled: true, reason, message }, [], {
+    phase: phaseOf(order),
+    ordered: { status: "False", reason, message },
+  });
+}
+
+function describeProgress(
+  input: OrderPlanInput,
+  order: Order,
+  fields: { phase: string; ordered: { status: "True"; reason: string; message: string } },
+): OrderPlan {
+  const generation = generationOf(input.serverOrder);
+  const servers = input.observed.servers;
+  const waiting = (message: string) =>
+    result(input, withFinalizer(input, []), reconciling(Reason.Progressing, message, generation), fields);
+  if (order.state !== "completed") return waiting(`order ${order.id} is ${order.state}`);
+  if (servers === undefined) return waiting(`listing the servers of order ${order.id}`);
+  const provisioning = servers.filter((s) => s.state === "provisioning").length;
+  if (provisioning > 0)
+    return waiting(`${provisioning} server(s) of order ${order.id} are still provisioning`);
+  if (servers.length < order.count) {
+    return blocked(
+      input,
+      {
+        stalled: true,
+        reason: OrderReason.ServersMissing,
+        message:
+          `order ${order.id} delivered ${order.count} server(s) but ${servers.length} are listed now (removed or ` +
+          "replaced at the service); berth does not order replacements: create another ServerOrder",
+      },
+      [],
+      fields,
+    );
+  }
+  const joined = order.gridIds.length === 0 ? "" : `, joined to grid ${order.gridIds.join(", ")}`;
+  return result(
+    input,
+    withFinalizer(input, []),
+    ready(Reason.Succeeded, `order ${order.id} delivered ${servers.length} server(s)${joined}`, generation),
+    fields,
+  );
+}

@@ -1,0 +1,70 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { kubeconfigPath } from "../support/kube.ts";
+import { hasCondition, sleep, useOperatorEnvironment } from "./support.ts";
+
+/** `berth operator` as its own process, watching one namespace. */
+function operatorProcess(namespace: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      "src/main.ts",
+      "operator",
+      "--kubeconfig",
+      kubeconfigPath(),
+      "--namespace",
+      namespace,
+      "--metrics-addr",
+      "",
+      "--health-addr",
+      "",
+      "--log-level",
+      "warn",
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+}
+
+describe("operator killed between the create call and the status write", () => {
+  const env = useOperatorEnvironment();
+
+  it("ends with exactly one app at the service after a restart", async () => {
+    const account = await env.setUp();
+    const headers = { authorization: `Bearer ${account.token}`, "content-type": "application/json" };
+    const created = await fetch(`${env.baseUrl}/projects`, {
+      method: "POST",
+      headers,
+      body: '{"name":"demo"}',
+    });
+    const projectId = ((await created.json()) as { id: string }).id;
+
+    // The simulator holds the create for 3 s (the request is in progress, then acts and answers).
+    env.sim.injectFault({ operation: "createApp", latencyMs: 3000, times: 1 });
+    const child = operatorProcess(env.namespace);
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      await env.create("apps", "web", { projectId, image: "nginx:1.27" });
+      // The finalizer goes on just before the create is sent.
+      await env.waitFor("apps", "web", (a) => (a?.metadata.finalizers ?? []).includes("berth.dev/finalizer"));
+      await sleep(500);
+      child.kill("SIGKILL");
+      await exited;
+    } finally {
+      child.kill("SIGKILL");
+    }
+    const afterKill = await env.get("apps", "web");
+    expect(afterKill?.status?.appId).toBeUndefined();
+
+    const restarted = operatorProcess(env.namespace);
+    try {
+      const app = await env.waitFor("apps", "web", hasCondition("Ready"), 30_000);
+      const response = await fetch(`${env.baseUrl}/projects/${projectId}/apps?name=web`, { headers });
+      const { items } = (await response.json()) as { items: { id: string }[] };
+      expect(items.map((i) => i.id)).toEqual([app?.status?.appId]);
+      expect(env.requests("createApp").filter((r) => r.status === 201 && !r.replayed)).toHaveLength(1);
+    } finally {
+      restarted.kill("SIGTERM");
+      await new Promise((resolve) => restarted.once("exit", resolve));
+    }
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
+import { kubeConfig } from "../support/kube.ts";
+import { serviceHttp } from "../support/service-http.ts";
+import { useOperatorEnvironment } from "./support.ts";
+
+interface ServiceGrid {
+  id: string;
+  name: string;
+  description: string | null;
+}
+
+describe("Grid", () => {
+  const env = useOperatorEnvironment();
+  const objects = berthObjects(kubeConfig(), () => env.namespace);
+
+  async function setUp(scopes?: string[]) {
+    const account = await env.setUp(scopes === undefined ? {} : { scopes });
+    return serviceHttp(env.baseUrl, account.token);
+  }
+
+  it("creates the grid once, with the finalizer first, and is Ready with its ID", async () => {
+    const service = await setUp();
+    await env.startOperator();
+    await objects.create("grids", "edge", { displayName: "Edge", description: "edge servers" });
+    const ready = await objects.waitFor("grids", "edge", withCondition("Ready"));
+    const gridId = ready?.status?.gridId;
+    expect(ready?.metadata.finalizers).toContain("berth.dev/finalizer");
+    expect(await service.items<ServiceGrid>("/grids")).toEqual([
+      expect.objectContaining({ id: gridId, name: "Edge", description: "edge servers" }),
+    ]);
+    expect(env.requests("createGrid").map((r) => r.status)).toEqual([201]);
+    expect(ready?.status?.lastRequestId).toMatch(/^req_/);
+  });
+
+  it("adopts an existing grid by spec.gridId without creating one", async () => {
+    const service = await setUp();
+    const existing = await service.post<ServiceGrid>("/grids", { name: "made-by-hand" });
+    await env.startOperator();
+    await objects.create("grids", "adopted", { gridId: existing.body.id });
+    const ready = await objects.waitFor("grids", "adopted", withCondition("Ready"));
+    expect(ready?.status?.gridId).toBe(existing.body.id);
+    expect(env.requests("createGrid")).toHaveLength(1);
+  });
+
+  it("stalls naming a grid to adopt that does not exist", async () => {
+    await setUp();
+    await env.startOperator();
+    await objects.create("grids", "missing", { gridId: "00000000-0000-4000-8000-000000000000" });
+    const stalled = await objects.waitFor(
+      "grids",
+      "missing",
+      withCondition("Stalled", "True", "ExternalNotFound"),
+    );
+    expect(conditionOf(stalled, "Stalled")?.message).toContain("00000000-0000-4000-8000-000000000000");
+  });
+
+  it("deletes the grid at the service when deleted (deletionPolicy Delete)", async () => {
+    const service = await setUp();
+    await env.startOperator();
+    await objects.create("grids", "edge", {});
+    const ready = await objects.waitFor("grids", "edge", withCondition("Ready"));
+    await objects.remove("grids", "edge");
+    await objects.waitFor("grids", "edge", (g) => g === undefined);
+    expect((await service.get(`/grids/${ready?.status?.gridId}`)).status).toBe(404);
+    expect(env.requests("deleteGrid").map((r) => r.status)).toEqual([204]);
+  });
+
+  it("keeps the grid at the service under deletionPolicy Orphan", async () => {
+    const service = await setUp();
+    await env.startOperator();
+    await objects.create("grids", "edge", { deletionPolicy: "Orphan" });
+    const ready = await objects.waitFor("grids", "edge", withCondition("Ready"));
+    await objects.remove("grids", "edge");
+    await objects.waitFor("grids", "edge", (g) => g === undefined);
+    expect((await service.get(`/grids/${ready?.status?.gridId}`)).status).toBe(200);
+    expect(env.requests("deleteGrid")).toEqual([]);
+  });
+
+  it("without pools:admin, a deletion stalls naming the scope and keeps the grid and the finalizer", async () => {
+    const service = await setUp(["pools:write"]);
+    await env.startOperator();
+    await objects.create("grids", "edge", {});
+    const ready = await objects.waitFor("grids", "edge", withCondition("Ready"));
+    await objects.remove("grids", "edge");
+    const stalled = await objects.waitFor("grids", "edge", withCondition("Stalled", "True", "MissingScopes"));
+    expect(conditionOf(stalled, "Stalled")?.message).toContain("pools:admin");
+    expect(stalled?.metadata.finalizers).toContain("berth.dev/finalizer");
+    expect(env.requests("deleteGrid")).toEqual([]);
+    expect((await service.get(`/grids/${ready?.status?.gridId}`)).status).toBe(200);
+    // Orphan releases it without the scope.
+    await objects.patch("grids", "edge", { spec: { deletionPolicy: "Orphan" } });
+    await objects.waitFor("grids", "edge", (g) => g === undefined);
+  });
+
+  it("tells the user a rename cannot be applied", async () => {
+    await setUp();
+    await env.startOperator();
+    await objects.create("grids", "edge", {});
+    await objects.waitFor("grids", "edge", withCondition("Ready"));
+    await objects.patch("grids", "edge", { spec: { displayName: "renamed" } });
+    const stalled = await objects.waitFor("grids", "edge", withCondition("Stalled", "True", "InvalidSpec"));
+    expect(conditionOf(stalled, "Stalled")?.message).toMatch(/spec\.displayName.*"renamed".*cannot change/);
+    expect(env.requests("createGrid")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { berthObjects, withCondition } from "../support/berth-objects.ts";
+import { kubeConfig, kubeconfigPath } from "../support/kube.ts";
+import { serviceHttp } from "../support/service-http.ts";
+import { sleep, useOperatorEnvironment } from "./support.ts";
+
+/** `berth operator` as its own process, watching one namespace. */
+function operatorProcess(namespace: string): ChildProcess {
+  const args = ["src/main.ts", "operator", "--kubeconfig", kubeconfigPath(), "--namespace", namespace];
+  return spawn(
+    process.execPath,
+    [...args, "--metrics-addr", "", "--health-addr", "", "--log-level", "warn"],
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+}
+
+async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill(signal);
+  await exited;
+}
+
+describe("operator killed while the real order call is in flight", () => {
+  const env = useOperatorEnvironment();
+  const objects = berthObjects(kubeConfig(), () => env.namespace);
+
+  it("ends with exactly one order at the service after a restart", async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    const spec = {
+      csp: "native",
+      region: "eu-central",
+      zone: "eu-central-1a",
+      instanceType: "native.small",
+      count: 1,
+    };
+    const first = operatorProcess(env.namespace);
+    try {
+      await objects.create("serverorders", "batch", spec);
+      await objects.waitFor(
+        "serverorders",
+        "batch",
+        withCondition("Ordered", "False", "AwaitingApproval"),
+        30_000,
+      );
+      // The service holds the real order for 3 s (in progress under its key), then acts.
+      env.sim.injectFault({ operation: "provisionServers", latencyMs: 3000, times: 1 });
+      await objects.patch("serverorders", "batch", { spec: { approved: true, maxHourlyCost: "1" } });
+      // Status says an order call may be in flight before it is sent.
+      await objects.waitFor("serverorders", "batch", (o) => o?.status?.phase === "Ordering");
+      await sleep(500);
+      await stop(first, "SIGKILL");
+    } finally {
+      await stop(first, "SIGKILL");
+    }
+    expect((await objects.get("serverorders", "batch"))?.status?.orderId).toBeUndefined();
+
+    const second = operatorProcess(env.namespace);
+    try {
+      const ready = await objects.waitFor("serverorders", "batch", withCondition("Ready"), 40_000);
+      const orders = await service.items<{ id: string }>("/servers/orders");
+      expect(orders.map((o) => o.id)).toEqual([ready?.status?.orderId]);
+      const placed = env.requests("provisionServers").filter((r) => r.status === 202 && !r.replayed);
+      expect(placed).toHaveLength(1);
+      expect(ready?.status?.servers).toHaveLength(1);
+    } finally {
+      await stop(second, "SIGTERM");
+    }
+  });
+});

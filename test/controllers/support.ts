@@ -1,0 +1,215 @@
+import { randomBytes } from "node:crypto";
+import { CoreV1Api, CustomObjectsApi, EventsV1Api } from "@kubernetes/client-node";
+import { Registry } from "prom-client";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import type { App } from "../../src/api/app.ts";
+import type { Condition } from "../../src/api/conditions.ts";
+import { installCrds } from "../../src/api/install.ts";
+import { type RunningOperator, startOperator } from "../../src/operator/index.ts";
+import type { OperatorDeps } from "../../src/operator/operator.ts";
+import { KubeClient, patchTypes } from "../../src/runtime/index.ts";
+import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.ts";
+import { createLogger } from "../../src/telemetry/logger.ts";
+import { kubeConfig } from "../support/kube.ts";
+
+/** Simulated seconds per real second: the default timings (start 3 s, build 8 s) become fractions of a second. */
+export const clockSpeed = 20;
+
+/** Poll timings matched to the sped-up simulator. */
+export const fastPolls = {
+  startingMs: 300,
+  wiringMs: 150,
+  stoppingMs: 150,
+  buildingMs: 300,
+  waitingMs: 1500,
+};
+
+const group = "berth.dev";
+const version = "v1alpha1";
+
+export interface Account {
+  userId: string;
+  keyId: string;
+  token: string;
+}
+
+/**
+ * One simulator per test file, CRDs installed once, and per test: a fresh namespace with a
+ * credentials Secret for a fresh simulator user, and an operator watching only that namespace.
+ */
+export function useOperatorEnvironment(options: SimulatorOptions = {}) {
+  const config = kubeConfig();
+  const core = config.makeApiClient(CoreV1Api);
+  const custom = config.makeApiClient(CustomObjectsApi);
+  const events = config.makeApiClient(EventsV1Api);
+  const kube = new KubeClient(config);
+  let simulator: RunningSimulator | undefined;
+  const operators: RunningOperator[] = [];
+  const state = { namespace: "", account: undefined as Account | undefined };
+
+  beforeAll(async () => {
+    await installCrds(config);
+    simulator = await startSimulator({ controlApi: true, clockSpeed, ...options });
+  });
+  afterEach(async () => {
+    await Promise.all(operators.splice(0).map((o) => o.stop()));
+    sim().clearFaults();
+    if (state.namespace !== "") await core.deleteNamespace({ name: state.namespace }).catch(() => undefined);
+    state.namespace = "";
+  });
+  afterAll(async () => {
+    await simulator?.close();
+    await kube.close();
+  });
+
+  function sim() {
+    if (simulator === undefined) throw new Error("simulator not started");
+    return simulator.sim;
+  }
+
+  const env = {
+    get sim() {
+      return sim();
+    },
+    get baseUrl() {
+      if (simulator === undefined) throw new Error("simulator not started");
+      return simulator.baseUrl;
+    },
+    get namespace() {
+      return state.namespace;
+    },
+    /** A namespace, a simulator user and key, and the `berth-credentials` Secret for it. */
+    async setUp(key: { scopes?: string[]; projectIds?: string[]; balance?: number } = {}): Promise<Account> {
+      state.namespace = `ctl-${randomBytes(4).toString("hex")}`;
+      await core.createNamespace({ body: { metadata: { name: state.namespace } } });
+      const user = sim().addUser({ email: `${state.namespace}@example.test`, balance: key.balance ?? 1000 });
+      const created = sim().addKey({ userId: user.id, scopes: key.scopes, projectIds: key.projectIds });
+      const account = { userId: user.id, keyId: created.id, token: created.token };
+      await env.putSecret("berth-credentials", { apiKey: account.token, baseUrl: env.baseUrl });
+      state.account = account;
+      return account;
+    },
+    async putSecret(name: string, data: Record<string, string>): Promise<void> {
+      const body = { metadata: { name, namespace: state.namespace }, stringData: data };
+      try {
+        await core.createNamespacedSecret({ namespace: state.namespace, body });
+      } catch {
+        await core.replaceNamespacedSecret({ name, namespace: state.namespace, body });
+      }
+    },
+    async startOperator(extra: Partial<OperatorDeps> = {}, driftInterval = "10m"): Promise<RunningOperator> {
+      const operator = await startOperator(
+        { namespaces: [state.namespace], metricsAddr: "", healthAddr: "", concurrency: 4, driftInterval },
+        {
+          logger: createLogger({ level: process.env.BERTH_TEST_LOG ?? "silent" }),
+          registry: new Registry(),
+          kubeConfig: config,
+          settings: { polls: fastPolls, stalledRetryMs: 2000 },
+          ...extra,
+        },
+      );
+      operators.push(operator);
+      await operator.ready;
+      return operator;
+    },
+    async create(plural: "apps" | "projects", name: string, spec: Record<string, unknown>, metadata = {}) {
+      const kind = plural === "apps" ? "App" : "Project";
+      return custom.createNamespacedCustomObject({
+        group,
+        version,
+        plural,
+        namespace: state.namespace,
+        body: { apiVersion: `${group}/${version}`, kind, metadata: { name, ...metadata }, spec },
+      });
+    },
+    /** A JSON merge patch of the object. */
+    async patch(plural: "apps" | "projects", name: string, body: Record<string, unknown>) {
+      const path = `/apis/${group}/${version}/namespaces/${state.namespace}/${plural}/${name}`;
+      return kube.call("PATCH", path, { body, contentType: patchTypes.merge });
+    },
+    async remove(plural: "apps" | "projects", name: string) {
+      await custom.deleteNamespacedCustomObject({ group, version, plural, namespace: state.namespace, name });
+    },
+    async get(plural: "apps" | "projects", name: string): Promise<App | undefined> {
+      try {
+        return (await custom.getNamespacedCustomObject({
+          group,
+          version,
+          plural,
+          namespace: state.namespace,
+          name,
+        })) as App;
+      } catch {
+        return undefined;
+      }
+    },
+    /** Waits until `test` holds for the object, returning it; fails with its last status otherwise. */
+    async waitFor(
+      plural: "apps" | "projects",
+      name: string,
+      test: (object: App | undefined) => boolean,
+      timeoutMs = 20_000,
+    ): Promise<App | undefined> {
+      const deadline = Date.now() + timeoutMs;
+      let last: App | undefined;
+      for (;;) {
+        last = await env.get(plural, name);
+        if (test(last)) return last;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `${plural}/${name} did not reach the expected state; last status: ${JSON.stringify(last?.status)}`,
+          );
+        }
+        await sleep(100);
+      }
+    },
+    /** Waits until an event with this reason was recorded about the object. */
+    async waitForEvent(name: string, reason: string): Promise<void> {
+      await until(
+        async () => (await env.eventReasons(name)).includes(reason),
+        `event ${reason} about ${name}`,
+      );
+    },
+    /** Reasons of the events recorded about an object. */
+    async eventReasons(name: string): Promise<string[]> {
+      const list = await events.listNamespacedEvent({ namespace: state.namespace });
+      return list.items.filter((e) => e.regarding?.name === name).map((e) => e.reason ?? "");
+    },
+    /** Requests the simulator saw with this test's key (optionally one operation). */
+    requests(operation?: string) {
+      const keyId = state.account?.keyId;
+      return sim()
+        .requests(operation === undefined ? {} : { operation })
+        .filter((r) => r.keyId === keyId);
+    },
+  };
+  return env;
+}
+
+export function condition(object: App | undefined, type: string): Condition | undefined {
+  return object?.status?.conditions?.find((c) => c.type === type);
+}
+
+export function hasCondition(type: string, status: "True" | "False" | "Unknown" = "True", reason?: string) {
+  return (object: App | undefined) => {
+    const found = condition(object, type);
+    return found?.status === status && (reason === undefined || found.reason === reason);
+  };
+}
+
+/** Waits until `test` holds (checked every 100 ms). */
+export async function until(
+  test: () => boolean | Promise<boolean>,
+  what = "condition",
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,80 @@
+import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import type { Condition } from "../../src/api/conditions.ts";
+import { group, version } from "../../src/api/meta.ts";
+
+/** A berth resource as read back from the apiserver (tests look at metadata and status). */
+export interface BerthObject {
+  metadata: {
+    name: string;
+    uid?: string;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+    generation?: number;
+  };
+  spec: Record<string, unknown>;
+  status?: Record<string, unknown> & { conditions?: Condition[] };
+}
+
+const kinds = { grids: "Grid", serverorders: "ServerOrder" } as const;
+export type BerthPlural = keyof typeof kinds;
+
+/** Create, read, patch, delete and wait on Grids and ServerOrders of one namespace, through client-node. */
+export function berthObjects(config: KubeConfig, namespace: () => string) {
+  const api = config.makeApiClient(CustomObjectsApi);
+  const at = (plural: BerthPlural) => ({ group, version, plural, namespace: namespace() });
+  const objects = {
+    async create(plural: BerthPlural, name: string, spec: Record<string, unknown>): Promise<BerthObject> {
+      const body = { apiVersion: `${group}/${version}`, kind: kinds[plural], metadata: { name }, spec };
+      return (await api.createNamespacedCustomObject({ ...at(plural), body })) as BerthObject;
+    },
+    async get(plural: BerthPlural, name: string): Promise<BerthObject | undefined> {
+      try {
+        return (await api.getNamespacedCustomObject({ ...at(plural), name })) as BerthObject;
+      } catch {
+        return undefined;
+      }
+    },
+    /** A JSON merge patch of the object. */
+    async patch(plural: BerthPlural, name: string, body: Record<string, unknown>): Promise<void> {
+      await api.patchNamespacedCustomObject(
+        { ...at(plural), name, body },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+    },
+    async remove(plural: BerthPlural, name: string): Promise<void> {
+      await api.deleteNamespacedCustomObject({ ...at(plural), name });
+    },
+    /** Waits until `test` holds for the object (undefined once deleted); fails naming its last status. */
+    async waitFor(
+      plural: BerthPlural,
+      name: string,
+      test: (object: BerthObject | undefined) => boolean,
+      timeoutMs = 20_000,
+    ): Promise<BerthObject | undefined> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const last = await objects.get(plural, name);
+        if (test(last)) return last;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `${plural}/${name} did not reach the expected state; last status: ${JSON.stringify(last?.status)}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+  };
+  return objects;
+}
+
+export function conditionOf(object: BerthObject | undefined, type: string): Condition | undefined {
+  return object?.status?.conditions?.find((c) => c.type === type);
+}
+
+/** The object has condition `type` with `status` (and `reason`, when given). */
+export function withCondition(type: string, status: Condition["status"] = "True", reason?: string) {
+  return (object: BerthObject | undefined) => {
+    const found = conditionOf(object, type);
+    return found?.status === status && (reason === undefined || found.reason === reason);
+  };
+}
