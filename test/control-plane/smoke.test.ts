@@ -103,7 +103,8 @@ describe("local control plane", () => {
       "--kubeconfig",
       kubeconfigPath(),
       "get",
-      "widgets",
+      // Fully qualified: other test files install their own `widgets` in other groups.
+      `widgets.${group}`,
       "-n",
       namespace.name,
       "-o",
