@@ -20,8 +20,9 @@ import { installCrds } from "../src/api/install.ts";
 import { startControlPlane } from "../src/control-plane/control-plane.ts";
 import { defaultSettings } from "../src/controllers/shared/deps.ts";
 import { startOperator } from "../src/operator/index.ts";
-import { KubeClient } from "../src/runtime/index.ts";
+import { Informer, KubeClient, type KubeObject } from "../src/runtime/index.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
+import { createMetrics } from "../src/telemetry/metrics.ts";
 
 const apps = Number(process.env.BENCH_APPS ?? 1000);
 const speed = Number(process.env.BENCH_SPEED ?? 20);
@@ -30,9 +31,6 @@ const namespace = "bench";
 const perWindow = 300;
 const windowMs = 60_000 / speed;
 const base = "/apis/berth.dev/v1alpha1/namespaces/bench";
-
-if (process.env.BENCH_ROLE === "operator") await operator();
-else await parent();
 
 async function parent(): Promise<void> {
   const logger = createLogger({ level: "warn" });
@@ -62,10 +60,37 @@ async function parent(): Promise<void> {
     await client.call("POST", `${base}/projects`, {
       body: { apiVersion: "berth.dev/v1alpha1", kind: "Project", metadata: { name: "bench" }, spec: {} },
     });
-    await until(async () => (await readyNames(client, "projects")).size === 1);
+    await until(async () => {
+      const project = await client.call("GET", `${base}/projects/bench`);
+      return isReady(project as KubeObject);
+    });
     // Let the project's calls leave the rate-limit window, so the measurement starts from a fresh budget.
     await new Promise((resolve) => setTimeout(resolve, windowMs + 500));
     const before = await simulator.requests();
+
+    // Readiness is followed with a watch (an informer), not by listing a thousand objects again and again.
+    const watched = new Informer({
+      client,
+      type: { group: "berth.dev", version: "v1alpha1", plural: "apps", kind: "App" },
+      logger,
+      metrics: createMetrics(new Registry()).watch,
+      namespaces: [namespace],
+    });
+    const ready = new Set<string>();
+    let readyAt = 0;
+    const allReady = new Promise<void>((resolve) => {
+      const check = (object: KubeObject) => {
+        if (!isReady(object)) return;
+        ready.add(object.metadata.name);
+        if (ready.size === apps) {
+          readyAt = Date.now();
+          resolve();
+        }
+      };
+      watched.on({ add: check, update: (_, object) => check(object) });
+    });
+    watched.start();
+    await watched.waitForSync();
 
     const started = Date.now();
     await inParallel(apps, 32, (i) =>
@@ -83,12 +108,13 @@ async function parent(): Promise<void> {
       }),
     );
     const applied = Date.now();
-    let readyAt = 0;
-    await until(async () => {
-      const ready = (await readyNames(client, "apps")).size;
-      readyAt = Date.now();
-      return ready === apps;
-    }, 600_000);
+    await Promise.race([
+      allReady,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`only ${ready.size} Ready after 10 min`)), 600_000),
+      ),
+    ]);
+    await watched.stop();
     const requests = (await simulator.requests()).slice(before.length);
     const calls = requests.filter((r) => r.operation !== "getMe");
     const limited = requests.filter((r) => r.status === 429).length;
@@ -114,13 +140,29 @@ async function parent(): Promise<void> {
     report("hosting calls per app", `${(calls.length / apps).toFixed(2)}   (target ≤ 2.5; /me excluded)`);
     report("  by operation", [...byOperation].map(([op, n]) => `${op} ${n}`).join(", "));
     report("429 responses", `${limited}   (target 0)`);
-    if (!Number.isNaN(firstCall))
-      report("clock", `simulator at ${speed}× (first call at sim time ${calls[0]?.at})`);
+    if (process.env.BENCH_TIMELINE === "1") {
+      // Hosting calls per wall-clock second since the first one (sim time divided by the speed).
+      const perSecond = new Map<number, number[]>();
+      for (const r of calls) {
+        const second = Math.floor((Date.parse(r.at) - firstCall) / speed / 1000);
+        const [all = 0, creates = 0] = perSecond.get(second) ?? [];
+        perSecond.set(second, [all + 1, creates + (r.operation === "createApp" ? 1 : 0)]);
+      }
+      for (const [second, [all, creates]] of perSecond)
+        report(`  t+${second}s`, `${all} calls, ${creates} creates`);
+    }
     await client.close();
   } finally {
-    child?.kill("SIGTERM");
+    if (child !== undefined) await stopChild(child);
+    console.error("stopping sim");
     simulator.stop();
+    console.error("stopping cp");
     await controlPlane.stop();
+    console.error("stopped cp");
+    setTimeout(() => {
+      const p = process as unknown as { _getActiveHandles(): object[]; _getActiveRequests(): object[] };
+      console.error("handles", p._getActiveHandles().map((h) => [h.constructor.name, (h as {remotePort?: number; _type?: string}).remotePort]));
+    }, 3000).unref();
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -181,18 +223,22 @@ async function startSimulatorProcess() {
   };
 }
 
-async function readyNames(client: KubeClient, plural: string): Promise<Set<string>> {
-  const list = z
-    .object({
-      items: z.array(z.object({ metadata: z.object({ name: z.string() }), status: z.unknown().optional() })),
-    })
-    .parse(await client.call("GET", `${base}/${plural}`));
-  const ready = list.items.filter((item) => {
-    const conditions =
-      (item.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
-    return conditions.some((c) => c.type === "Ready" && c.status === "True");
-  });
-  return new Set(ready.map((item) => item.metadata.name));
+/** SIGTERM, then SIGKILL if the operator has not drained within 10 s (it needs the cluster to stop). */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  console.error("stopping child", child.pid, child.exitCode, child.signalCode);
+  child.kill("SIGTERM");
+  exited.then(() => console.error("child exited"));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function isReady(object: KubeObject): boolean {
+  const conditions = (object.status as { conditions?: { type: string; status: string }[] } | undefined)
+    ?.conditions;
+  return (conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
 }
 
 async function until(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
@@ -219,3 +265,6 @@ async function inParallel(
 function report(label: string, value: string): void {
   process.stdout.write(`${label.padEnd(28)} ${value}\n`);
 }
+
+if (process.env.BENCH_ROLE === "operator") await operator();
+else await parent();

@@ -4,7 +4,8 @@ import { reconcileRequest } from "../shared/annotations.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { ReconcileError } from "../shared/errors.ts";
 import { Memory } from "../shared/memory.ts";
-import { earliest, retryAt } from "../shared/schedule.ts";
+import { OwnWrites } from "../shared/own-writes.ts";
+import { earliest, jittered, retryAt } from "../shared/schedule.ts";
 import { invalidSpec, withProblem, writeStatus } from "../shared/status.ts";
 import { type ActResult, actOnApp, appType } from "./act.ts";
 import { type AppMemory, newAppMemory } from "./memory.ts";
@@ -15,12 +16,15 @@ import { planApp } from "./plan.ts";
 export function appReconciler(deps: ControllerDeps): Reconciler {
   const memories = new Memory<AppMemory>(newAppMemory);
   const informer = deps.informer(appType);
+  const ownWrites = new OwnWrites();
   return async ({ key }) => {
-    const object = informer.get(key);
-    if (object === undefined) {
+    const stored = informer.get(key);
+    if (stored === undefined) {
       memories.forget(key);
+      ownWrites.forget(key);
       return Outcome.done();
     }
+    const object = ownWrites.freshest(key, stored);
     const parsed = appSchema.safeParse(object);
     if (!parsed.success) return invalidSpec(deps, appType, object, parsed.error.issues);
     const app = parsed.data;
@@ -32,8 +36,10 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
     const acted = await actOnApp({ deps, object, app, memory, observed, connection }, plan.actions);
     if (acted.object === undefined) {
       memories.forget(key);
+      ownWrites.forget(key);
       return Outcome.done();
     }
+    ownWrites.record(key, object, acted.object);
     // Status reflects what the calls just answered: plan again on the updated knowledge.
     const final = planApp({ app, observed, now, polls: deps.settings.polls });
     schedule(deps, app, memory, observation, acted, final.statusPollMs, final.buildPollMs);
@@ -50,6 +56,7 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
       next: status,
       readySeen: memory.readySeen,
       problemRecorded: acted.failure !== undefined,
+      onWritten: (written) => ownWrites.record(key, acted.object ?? object, written),
     });
     if (failure !== undefined && !failure.stalled) return Outcome.error(new ReconcileError(failure));
     const due = earliest(memory.statusDueAt, memory.buildDueAt, memory.driftDueAt);
@@ -83,4 +90,8 @@ function schedule(
   if (reads.build || acted.buildChanged)
     memory.buildDueAt = buildPollMs === undefined ? undefined : now + buildPollMs;
   if (reads.app) memory.servedRequest = reconcileRequest(app);
+  // Known from a create or a lookup rather than a read: the drift checks start from now.
+  if (memory.driftDueAt === undefined && memory.external.app !== undefined) {
+    memory.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
+  }
 }

@@ -3,7 +3,8 @@ import { Outcome, type Reconciler } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { ReconcileError } from "../shared/errors.ts";
 import { Memory } from "../shared/memory.ts";
-import { earliest, retryAt } from "../shared/schedule.ts";
+import { OwnWrites } from "../shared/own-writes.ts";
+import { earliest, jittered, retryAt } from "../shared/schedule.ts";
 import { invalidSpec, withProblem, writeStatus } from "../shared/status.ts";
 import { actOnProject, projectType } from "./act.ts";
 import { observeProject } from "./observe.ts";
@@ -14,12 +15,15 @@ import { planProject } from "./plan.ts";
 export function projectReconciler(deps: ControllerDeps): Reconciler {
   const memories = new Memory<ProjectMemory>(newProjectMemory);
   const informer = deps.informer(projectType);
+  const ownWrites = new OwnWrites();
   return async ({ key }) => {
-    const object = informer.get(key);
-    if (object === undefined) {
+    const stored = informer.get(key);
+    if (stored === undefined) {
       memories.forget(key);
+      ownWrites.forget(key);
       return Outcome.done();
     }
+    const object = ownWrites.freshest(key, stored);
     const parsed = projectSchema.safeParse(object);
     if (!parsed.success) return invalidSpec(deps, projectType, object, parsed.error.issues);
     const project = parsed.data;
@@ -31,8 +35,10 @@ export function projectReconciler(deps: ControllerDeps): Reconciler {
     const acted = await actOnProject({ deps, object, project, memory, observed, connection }, plan.actions);
     if (acted.object === undefined) {
       memories.forget(key);
+      ownWrites.forget(key);
       return Outcome.done();
     }
+    ownWrites.record(key, object, acted.object);
     const final = planProject({ project, observed, now });
     const generation = project.metadata.generation ?? 0;
     const status =
@@ -46,7 +52,11 @@ export function projectReconciler(deps: ControllerDeps): Reconciler {
       next: status,
       readySeen: memory.readySeen,
       problemRecorded: acted.failure !== undefined,
+      onWritten: (written) => ownWrites.record(key, acted.object ?? object, written),
     });
+    if (memory.driftDueAt === undefined && memory.project !== undefined) {
+      memory.driftDueAt = now.getTime() + jittered(deps.settings.driftIntervalMs, deps.random);
+    }
     const failure = acted.failure ?? observation.failure;
     if (failure !== undefined && !failure.stalled) return Outcome.error(new ReconcileError(failure));
     const stalled = final.stalled || failure?.stalled === true;

@@ -38,6 +38,8 @@ export interface StatusWrite {
   readySeen: boolean;
   /** A Warning event for this problem was already recorded. */
   problemRecorded: boolean;
+  /** Told of the object as written, when a write was made. */
+  onWritten?: (object: KubeObject) => void;
 }
 
 /**
@@ -47,7 +49,8 @@ export interface StatusWrite {
  */
 export async function writeStatus(write: StatusWrite): Promise<boolean> {
   const { deps, type, object, previous, next } = write;
-  await patchStatus(deps.kube, type, object, next);
+  const result = await patchStatus(deps.kube, type, object, next);
+  if (result.written) write.onWritten?.(result.object);
   const before = {
     ready: getCondition(previous?.conditions, ConditionType.Ready),
     stall: getCondition(previous?.conditions, ConditionType.Stalled),

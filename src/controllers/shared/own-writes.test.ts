@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import type { KubeObject } from "../../runtime/index.ts";
+import { OwnWrites } from "./own-writes.ts";
+
+const at = (resourceVersion: string): KubeObject => ({
+  metadata: { name: "a", namespace: "n", resourceVersion },
+});
+
+describe("OwnWrites", () => {
+  it("answers with the controller's own newer write while the store shows a version it replaced", () => {
+    const writes = new OwnWrites();
+    const v1 = at("1");
+    const v2 = at("2");
+    const v3 = at("3");
+    writes.record("n/a", v1, v2);
+    writes.record("n/a", v2, v3);
+    expect(writes.freshest("n/a", at("1"))).toBe(v3);
+    expect(writes.freshest("n/a", at("2"))).toBe(v3);
+  });
+
+  it("answers with the store once it caught up or moved past (someone else wrote)", () => {
+    const writes = new OwnWrites();
+    writes.record("n/a", at("1"), at("2"));
+    const newer = at("4");
+    expect(writes.freshest("n/a", newer)).toBe(newer);
+    const stale = at("1");
+    expect(writes.freshest("n/a", stale)).toBe(stale);
+  });
+});
