@@ -1,0 +1,86 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createConnection } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const dir = await mkdtemp(path.join(os.tmpdir(), "berth-dev-test-"));
+let child: ChildProcess | undefined;
+
+afterAll(async () => {
+  child?.kill("SIGKILL");
+  await rm(dir, { recursive: true, force: true });
+});
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** Processes whose command line mentions `text` (the dev process itself has the dir in its argv). */
+function processesMentioning(text: string): string[] {
+  try {
+    return execFileSync("pgrep", ["-af", text], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !line.includes("pgrep"));
+  } catch {
+    return [];
+  }
+}
+
+describe("berth dev", () => {
+  it("brings the sample App to Ready, then Ctrl-C stops everything and frees its ports", async () => {
+    const ports = { simulator: 18787, metrics: 18080, health: 18081 };
+    child = spawn(
+      process.execPath,
+      [
+        "src/main.ts",
+        "dev",
+        "--dir",
+        dir,
+        "--simulator-port",
+        String(ports.simulator),
+        "--metrics-addr",
+        `127.0.0.1:${ports.metrics}`,
+        "--health-addr",
+        `127.0.0.1:${ports.health}`,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child?.once("exit", (code) => resolve(code)));
+
+    const started = Date.now();
+    while (!/^App\s+hello\s+True\s+/m.test(output)) {
+      if (Date.now() - started > 90_000) throw new Error(`sample App not Ready within 90s:\n${output}`);
+      if (child.exitCode !== null) throw new Error(`berth dev exited early:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(output).toContain(`kubectl --kubeconfig ${path.join(dir, "kubeconfig")} get berth`);
+    expect(output).toContain(`http://127.0.0.1:${ports.simulator}/v1`);
+    expect(await portOpen(ports.metrics)).toBe(true);
+    const apiserverPort = Number(
+      /server: https:\/\/127\.0\.0\.1:(\d+)/.exec(await readFile(path.join(dir, "kubeconfig"), "utf8"))?.[1],
+    );
+    expect(await portOpen(apiserverPort)).toBe(true);
+
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(output).toContain("stopped");
+    expect(processesMentioning(dir)).toEqual([]);
+    for (const port of [...Object.values(ports), apiserverPort]) expect(await portOpen(port)).toBe(false);
+  }, 150_000);
+});
