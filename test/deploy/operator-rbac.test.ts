@@ -29,6 +29,11 @@ let simulator: RunningSimulator | undefined;
 let operator: RunningOperator | undefined;
 let asServiceAccount: KubeConfig;
 
+interface Status {
+  url?: string;
+  conditions?: { type: string; status: string }[];
+}
+
 async function serviceAccountConfig(): Promise<KubeConfig> {
   const { stdout: token } = await kubectl(["create", "token", serviceAccount, "-n", operatorNamespace]);
   const cluster = admin.getCurrentCluster();
@@ -99,28 +104,70 @@ describe("the operator under the shipped RBAC", () => {
       .catch(() => undefined);
   });
 
-  it("leads, reconciles a Project to Ready, records events, and is never refused", async () => {
+  it("leads, reconciles a Project and an App end to end, records events, and is never refused", async () => {
     const custom = admin.makeApiClient(CustomObjectsApi);
-    const target = { group, version, namespace, plural: "projects" };
+    const api = { group, version, namespace };
+    const readStatus = async (plural: string, name: string) =>
+      ((await custom.getNamespacedCustomObject({ ...api, plural, name })) as { status?: Status }).status;
+    const waitReady = async (plural: string, name: string) => {
+      let status: Status | undefined;
+      for (let attempt = 0; attempt < 300; attempt++) {
+        status = await readStatus(plural, name);
+        if (status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) break;
+        await sleep(100);
+      }
+      expect(
+        status?.conditions,
+        `${plural}/${name} status: ${JSON.stringify(status)}\nlog:\n${logLines.join("")}`,
+      ).toContainEqual(expect.objectContaining({ type: "Ready", status: "True" }));
+    };
+
     await custom.createNamespacedCustomObject({
-      ...target,
+      ...api,
+      plural: "projects",
       body: { apiVersion: `${group}/${version}`, kind: "Project", metadata: { name: "demo" }, spec: {} },
     });
-    let status: { conditions?: { type: string; status: string }[] } | undefined;
-    for (let attempt = 0; attempt < 200; attempt++) {
-      status = (
-        (await custom.getNamespacedCustomObject({ ...target, name: "demo" })) as { status?: typeof status }
-      ).status;
-      if (status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) break;
-      await sleep(100);
+    await waitReady("projects", "demo");
+
+    // A secret env value makes the operator read a Secret, which the role must allow.
+    await admin.makeApiClient(CoreV1Api).createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: "web-secrets" }, stringData: { token: "s3cret" } },
+    });
+    await custom.createNamespacedCustomObject({
+      ...api,
+      plural: "apps",
+      body: {
+        apiVersion: `${group}/${version}`,
+        kind: "App",
+        metadata: { name: "web" },
+        spec: {
+          projectRef: { name: "demo" },
+          image: "docker.io/library/nginx:1.27-alpine",
+          ports: [{ port: 80, protocol: "http80_load_balancer" }],
+          env: [{ name: "TOKEN", valueFrom: { secretKeyRef: { name: "web-secrets", key: "token" } } }],
+        },
+      },
+    });
+    await waitReady("apps", "web");
+    expect((await readStatus("apps", "web"))?.url).toMatch(/^https:\/\//);
+
+    // Deletion runs the finalizer path: stop, delete at the service, remove the finalizer.
+    await custom.deleteNamespacedCustomObject({ ...api, plural: "apps", name: "web" });
+    let gone = false;
+    for (let attempt = 0; attempt < 300 && !gone; attempt++) {
+      gone = await custom.getNamespacedCustomObject({ ...api, plural: "apps", name: "web" }).then(
+        () => false,
+        (error: { code?: number }) => error.code === 404,
+      );
+      if (!gone) await sleep(100);
     }
-    expect(
-      status?.conditions,
-      `status: ${JSON.stringify(status)}\nlog:\n${logLines.join("")}`,
-    ).toContainEqual(expect.objectContaining({ type: "Ready", status: "True" }));
+    expect(gone, `App not deleted; log:\n${logLines.join("")}`).toBe(true);
 
     const events = await admin.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
-    expect(events.items.map((event) => event.regarding?.name)).toContain("demo");
+    expect(events.items.map((event) => event.regarding?.name)).toEqual(
+      expect.arrayContaining(["demo", "web"]),
+    );
 
     const refusals = logLines.filter((line) => /forbidden|\b403\b/i.test(line));
     expect(refusals, "the operator was refused a call: add it to src/operator/permissions.ts").toEqual([]);
