@@ -1,6 +1,7 @@
 // Benchmark of the operator against the simulator with its real default rate limits.
 //
-//   node scripts/bench-operator.ts          (BENCH_APPS=1000 BENCH_SPEED=20 BENCH_WORKERS=16 to change)
+//   node scripts/bench-operator.ts   (BENCH_APPS=1000 BENCH_SPEED=20 BENCH_WORKERS=64 to change;
+//                                     BENCH_TIMELINE=1 prints the hosting calls per second)
 //
 // The parent starts a local control plane, the simulator (`berth simulator`, its clock sped up
 // BENCH_SPEED times, default limits: 300 requests per simulated minute per credential) and the
@@ -9,7 +10,7 @@
 // 429s (target 0) and the total time against the lower bound the rate limit allows (target ≤ 1.15×).
 // The operator's own timings are scaled by the same speed: its rate-limit window, as the service's.
 import { type ChildProcess, fork, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,7 +27,7 @@ import { createMetrics } from "../src/telemetry/metrics.ts";
 
 const apps = Number(process.env.BENCH_APPS ?? 1000);
 const speed = Number(process.env.BENCH_SPEED ?? 20);
-const workers = Number(process.env.BENCH_WORKERS ?? 16);
+const workers = Number(process.env.BENCH_WORKERS ?? 64);
 const namespace = "bench";
 const perWindow = 300;
 const windowMs = 60_000 / speed;
@@ -92,6 +93,9 @@ async function parent(): Promise<void> {
     watched.start();
     await watched.waitForSync();
 
+    const cpuBefore = await Promise.all(
+      [controlPlane.pid, child.pid, simulator.pid, process.pid].map(cpuSeconds),
+    );
     const started = Date.now();
     await inParallel(apps, 32, (i) =>
       client.call("POST", `${base}/apps`, {
@@ -108,22 +112,25 @@ async function parent(): Promise<void> {
       }),
     );
     const applied = Date.now();
-    await Promise.race([
-      allReady,
-      new Promise((_, reject) =>
-        setTimeout(() => reject(new Error(`only ${ready.size} Ready after 10 min`)), 600_000),
-      ),
-    ]);
+    await withTimeout(allReady, 600_000, () => `only ${ready.size} of ${apps} Apps Ready after 10 min`);
     await watched.stop();
+    const cpuAfter = await Promise.all(
+      [controlPlane.pid, child.pid, simulator.pid, process.pid].map(cpuSeconds),
+    );
+    const cpu = cpuAfter.map((after, i) => (after - (cpuBefore[i] ?? 0)).toFixed(1));
     const requests = (await simulator.requests()).slice(before.length);
     const calls = requests.filter((r) => r.operation !== "getMe");
     const limited = requests.filter((r) => r.status === 429).length;
     const firstCall = Date.parse(calls[0]?.at ?? "");
     const total = (readyAt - started) / 1000;
-    // Fixed windows of `perWindow` calls: the last batch of the minimum calls (create + one
-    // status read each) can start (batches − 1) windows after the first; then the app starts.
+    // The fewest calls that bring an App to Ready: its create and one status read. At the sustained
+    // rate (perWindow per window), and with each window's whole allowance used in one burst at its
+    // start (fixed windows, as the simulator counts), where the last batch leaves (batches − 1)
+    // windows after the first. Either way, plus the app's own start.
     const minimumCalls = 2 * apps;
-    const lowerBound = ((Math.ceil(minimumCalls / perWindow) - 1) * windowMs) / 1000 + (3 + 1) / speed;
+    const appStart = (3 + 1) / speed;
+    const sustained = (minimumCalls / perWindow) * (windowMs / 1000) + appStart;
+    const bursts = ((Math.ceil(minimumCalls / perWindow) - 1) * windowMs) / 1000 + appStart;
     const byOperation = new Map<string, number>();
     for (const r of calls)
       byOperation.set(r.operation ?? "?", (byOperation.get(r.operation ?? "?") ?? 0) + 1);
@@ -134,12 +141,20 @@ async function parent(): Promise<void> {
     report("all Ready after", `${total.toFixed(1)} s from the first apply`);
     report(
       "rate-limit lower bound",
-      `${lowerBound.toFixed(1)} s  (${minimumCalls} calls at ${perWindow} per ${windowMs / 1000} s window, + app start)`,
+      `${sustained.toFixed(1)} s at the sustained rate, ${bursts.toFixed(1)} s with a full burst every window ` +
+        `(${minimumCalls} calls, ${perWindow} per ${windowMs / 1000} s window, + app start)`,
     );
-    report("time / lower bound", `${(total / lowerBound).toFixed(2)}×   (target ≤ 1.15×)`);
+    report(
+      "time / lower bound",
+      `${(total / sustained).toFixed(2)}× sustained, ${(total / bursts).toFixed(2)}× bursts   (target ≤ 1.15×)`,
+    );
     report("hosting calls per app", `${(calls.length / apps).toFixed(2)}   (target ≤ 2.5; /me excluded)`);
     report("  by operation", [...byOperation].map(([op, n]) => `${op} ${n}`).join(", "));
     report("429 responses", `${limited}   (target 0)`);
+    report(
+      "CPU seconds",
+      `control plane ${cpu[0]}, operator ${cpu[1]}, simulator ${cpu[2]}, bench ${cpu[3]} (2 cores)`,
+    );
     if (process.env.BENCH_TIMELINE === "1") {
       // Hosting calls per wall-clock second since the first one (sim time divided by the speed).
       const perSecond = new Map<number, number[]>();
@@ -154,15 +169,9 @@ async function parent(): Promise<void> {
     await client.close();
   } finally {
     if (child !== undefined) await stopChild(child);
-    console.error("stopping sim");
-    simulator.stop();
-    console.error("stopping cp");
+    await simulator.stop();
     await controlPlane.stop();
-    console.error("stopped cp");
-    setTimeout(() => {
-      const p = process as unknown as { _getActiveHandles(): object[]; _getActiveRequests(): object[] };
-      console.error("handles", p._getActiveHandles().map((h) => [h.constructor.name, (h as {remotePort?: number; _type?: string}).remotePort]));
-    }, 3000).unref();
+
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -209,6 +218,7 @@ async function startSimulatorProcess() {
     output += child.stdout.read()?.toString() ?? "";
     return /demo API key/.test(output);
   }, 20_000);
+  child.stdout.resume();
   const baseUrl = /listening at (\S+)/.exec(output)?.[1] ?? "";
   const key = /demo API key \(full access\): (\S+)/.exec(output)?.[1] ?? "";
   const control = baseUrl.replace(/\/v1$/, "/_sim");
@@ -219,7 +229,8 @@ async function startSimulatorProcess() {
       const body = await (await fetch(`${control}/requests`)).json();
       return z.object({ items: z.array(requestRecord) }).parse(body).items;
     },
-    stop: () => child.kill("SIGTERM"),
+    pid: child.pid,
+    stop: () => stopChild(child),
   };
 }
 
@@ -227,18 +238,36 @@ async function startSimulatorProcess() {
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  console.error("stopping child", child.pid, child.exitCode, child.signalCode);
   child.kill("SIGTERM");
-  exited.then(() => console.error("child exited"));
   const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** User + system CPU seconds a process has used so far (Linux /proc). */
+async function cpuSeconds(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return Number.NaN;
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function isReady(object: KubeObject): boolean {
   const conditions = (object.status as { conditions?: { type: string; status: string }[] } | undefined)
     ?.conditions;
   return (conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
+}
+
+async function withTimeout(work: Promise<void>, ms: number, problem: () => string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(problem())), ms);
+  });
+  try {
+    await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function until(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { kubeconfigPath } from "../support/kube.ts";
 import { type Account, condition, hasCondition, useOperatorEnvironment } from "./support.ts";
@@ -18,7 +19,10 @@ describe("App lifecycle against the simulator", () => {
   }
 
   it("runs an image App to Ready with its URL, and kubectl wait sees it", async () => {
-    await projectAndOperator();
+    const account = await env.setUp();
+    const registry = new Registry();
+    await env.startOperator({ registry });
+    await env.create("projects", "demo", {});
     await env.create("apps", "hello", {
       projectRef: { name: "demo" },
       image: "nginx:1.27",
@@ -53,6 +57,11 @@ describe("App lifecycle against the simulator", () => {
     expect(env.requests("getAppStatus").length).toBeLessThanOrEqual(3);
     await env.waitForEvent("hello", "Created");
     await env.waitForEvent("hello", "Ready");
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('berth_resources{kind="App",condition="Ready"} 1');
+    expect(metrics).toContain('berth_time_to_first_ready_seconds_count{kind="App"} 1');
+    expect(metrics).toMatch(/berth_hosting_requests_total\{operation="createApp",code="201"\} 1/);
+    expect(metrics).not.toContain(account.token);
   });
 
   it("builds a repository App, following the build, to Ready", async () => {
@@ -126,6 +135,40 @@ describe("App lifecycle against the simulator", () => {
     expect(env.requests("deleteApp")).toEqual([]);
     const left = await lookupApps(account, ready?.status?.projectId ?? "", "keep");
     expect(left.map((a) => a.id)).toEqual([ready?.status?.appId]);
+  });
+
+  it("adopts an existing app by spec.appId without creating one, and aligns its config", async () => {
+    const account = await env.setUp();
+    await env.startOperator();
+    const headers = { authorization: `Bearer ${account.token}`, "content-type": "application/json" };
+    const project = await fetch(`${env.baseUrl}/projects`, {
+      method: "POST",
+      headers,
+      body: '{"name":"legacy"}',
+    });
+    const projectId = ((await project.json()) as { id: string }).id;
+    const created = await fetch(`${env.baseUrl}/projects/${projectId}/apps`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: "old", config: { image: "nginx:1.26" } }),
+    });
+    const appId = ((await created.json()) as { id: string }).id;
+    await env.create("apps", "adopted", { projectId, appId, displayName: "old", image: "nginx:1.27" });
+    const app = await env.waitFor(
+      "apps",
+      "adopted",
+      (a) => a?.status?.observedGeneration === 1 && hasCondition("Ready")(a),
+    );
+    expect(app?.status?.appId).toBe(appId);
+    // The one create is the test's own: the operator adopted the app.
+    expect(env.requests("createApp")).toHaveLength(1);
+    expect(env.requests("updateApp")).toHaveLength(1);
+    const after = (await (
+      await fetch(`${env.baseUrl}/projects/${projectId}/apps/${appId}`, { headers })
+    ).json()) as {
+      config: { image: string };
+    };
+    expect(after.config.image).toBe("nginx:1.27");
   });
 
   /** Apps of that name in the project, read with the test's own key. */

@@ -19,7 +19,7 @@ function podNamespace(): string | undefined {
 
 export const operatorCommand = defineCommand({
   name: "operator",
-  summary: "run the operator: reconcile Apps and Projects against the hosting API",
+  summary: "run the operator: reconcile Apps, Projects, Grids and ServerOrders against the hosting API",
   flags: {
     kubeconfig: { description: "kubeconfig file (default: in-cluster, else $KUBECONFIG or ~/.kube/config)" },
     namespace: { description: "namespace to watch (default: all namespaces)", multiple: true },

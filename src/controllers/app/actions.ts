@@ -33,7 +33,3 @@ export function scopesFor(action: AppAction): string[] {
       return [];
   }
 }
-
-export function callsService(action: AppAction): boolean {
-  return !["addFinalizer", "removeFinalizer", "claim"].includes(action.type);
-}

@@ -2,15 +2,14 @@ import type { App } from "../../api/app.ts";
 import { finalizer, gridNames, projectNames } from "../../api/meta.ts";
 import type { CallOptions } from "../../hosting/index.ts";
 import { isHostingError } from "../../hosting/index.ts";
-import { resolveCredentials } from "../shared/credentials.ts";
-import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
+import { type ControllerDeps, credentialsFor, resourceTypeOf, secretLookup } from "../shared/deps.ts";
 import { describeFailure, type Failure, type Problem, stalledBy, waitingFor } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { madeForResource } from "../shared/lookup.ts";
 import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
-import { readSecretValue, secretType } from "../shared/secrets.ts";
+import { readSecretValue } from "../shared/secrets.ts";
 import { appName, desiredApp } from "./desired.ts";
 import type { AppMemory } from "./memory.ts";
 import type { AppObserved } from "./observed.ts";
@@ -53,9 +52,7 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
     (app.spec.deletionPolicy === "Orphan" || !(app.metadata.finalizers ?? []).includes(finalizer));
   if ((app.spec.suspend && !deleting) || releasing) return nothing;
   const namespace = app.metadata.namespace ?? "default";
-  const credentials = resolveCredentials(namespace, app.spec.credentialsRef, deps.credentials, (ref) =>
-    deps.informer(secretType).get(`${ref.namespace}/${ref.name}`),
-  );
+  const credentials = credentialsFor(deps, app);
   if (!credentials.ok) return fail(nothing, stalledBy(Reason.CredentialsNotFound, credentials.message));
   let connection: Connection;
   try {
@@ -72,12 +69,7 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
   if (!deleting) {
     const { apiKey } = credentials.credentials;
     const desired = desiredApp(app, {
-      secretValue: (name, key) =>
-        readSecretValue(
-          (ref) => deps.informer(secretType).get(`${ref.namespace}/${ref.name}`),
-          { namespace, name },
-          key,
-        ),
+      secretValue: (name, key) => readSecretValue(secretLookup(deps), { namespace, name }, key),
       gridId: (name) => gridIdOf(deps, namespace, name),
       digest: (name, value) => secretDigest(apiKey, name, value),
     });

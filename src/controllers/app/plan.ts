@@ -1,7 +1,7 @@
 import type { App, AppStatus } from "../../api/app.ts";
 import { applyConditionChange, type ConditionChange, reconciling } from "../../api/conditions.ts";
 import { annotations, finalizer } from "../../api/meta.ts";
-import { idempotencyKey } from "../../hosting/index.ts";
+import { idempotencyKey, type App as ServiceApp } from "../../hosting/index.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
 import { noChange, problemChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
 import type { PollIntervals } from "../shared/deps.ts";
@@ -52,7 +52,7 @@ export function planApp(input: AppPlanInput): AppPlan {
     if (app.status?.appId !== undefined && !observed.external.gone) return outcome(input, [], noChange());
     return planCreate(input, desired, projectId);
   }
-  return planConverge(input, desired);
+  return planConverge(input, desired, service);
 }
 
 function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string): AppPlan {
@@ -81,10 +81,8 @@ function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string)
   );
 }
 
-function planConverge(input: AppPlanInput, desired: DesiredApp): AppPlan {
+function planConverge(input: AppPlanInput, desired: DesiredApp, service: ServiceApp): AppPlan {
   const { app, observed } = input;
-  const service = observed.external.app;
-  if (service === undefined) throw new TypeError("planConverge needs the service's app");
   const status = observed.external.status;
   const actions: AppAction[] = [];
   const diff = diffApp(desired, service, parseSecretDigests(observed.appliedSecrets));
@@ -208,7 +206,7 @@ function refusal(
 }
 
 function blocked(input: AppPlanInput, problem: Problem): AppPlan {
-  return { ...outcome(input, [], problemChange(problem, generationOf(input.app))), stalled: problem.stalled };
+  return outcome(input, [], problemChange(problem, generationOf(input.app)));
 }
 
 function outcome(

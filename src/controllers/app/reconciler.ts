@@ -10,7 +10,7 @@ import { invalidSpec, withProblem, writeStatus } from "../shared/status.ts";
 import { type ActResult, actOnApp, appType } from "./act.ts";
 import { type AppMemory, newAppMemory } from "./memory.ts";
 import { type Observation, observeApp } from "./observe.ts";
-import { planApp } from "./plan.ts";
+import { type AppPlan, planApp } from "./plan.ts";
 
 /** observe → plan → act → one status write, for one App. */
 export function appReconciler(deps: ControllerDeps): Reconciler {
@@ -42,7 +42,7 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
     ownWrites.record(key, object, acted.object);
     // Status reflects what the calls just answered: plan again on the updated knowledge.
     const final = planApp({ app, observed, now, polls: deps.settings.polls });
-    schedule(deps, app, memory, observation, acted, final.statusPollMs, final.buildPollMs);
+    schedule(deps, now.getTime(), app, memory, observation, acted, final);
     const failure = acted.failure ?? observation.failure;
     const generation = app.metadata.generation ?? 0;
     const status =
@@ -71,20 +71,21 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
 /** Sets when the status and build are next read: from now, for whatever this reconcile learned anew. */
 function schedule(
   deps: ControllerDeps,
+  now: number,
   app: App,
   memory: AppMemory,
   { reads }: Observation,
   acted: ActResult,
-  statusPollMs: number | undefined,
-  buildPollMs: number | undefined,
+  { statusPollMs, buildPollMs }: AppPlan,
 ): void {
-  const now = deps.now();
   const { polls } = deps.settings;
   if (reads.status || reads.build || acted.statusChanged) {
-    // Right after a create the status is only the create's answer: read it when it should be running.
-    const created = acted.statusChanged && memory.statusDueAt === undefined && !reads.status;
+    // A status taken from a call's answer (create, start…) is confirmed by a read once the app
+    // should be running: not at once, and not after a long wait.
     const wait =
-      created && statusPollMs !== undefined ? Math.min(statusPollMs, polls.startingMs) : statusPollMs;
+      acted.statusChanged && statusPollMs !== undefined
+        ? Math.min(statusPollMs, polls.startingMs)
+        : statusPollMs;
     memory.statusDueAt = wait === undefined ? undefined : now + wait;
   }
   if (reads.build || acted.buildChanged)

@@ -2,15 +2,13 @@ import { appNames, finalizer } from "../../api/meta.ts";
 import type { Project } from "../../api/project.ts";
 import { type CallOptions, isHostingError } from "../../hosting/index.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
-import { resolveCredentials } from "../shared/credentials.ts";
-import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
+import { type ControllerDeps, credentialsFor, resourceTypeOf } from "../shared/deps.ts";
 import { describeFailure, type Failure, stalledBy } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { madeForResource } from "../shared/lookup.ts";
 import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
-import { secretType } from "../shared/secrets.ts";
 import type { ProjectMemory, ProjectObserved } from "./observed.ts";
 import { projectName } from "./plan.ts";
 
@@ -44,12 +42,7 @@ export async function observeProject(
     observed.clusterApps = appsUsing(deps, project, projectId);
     if (observed.clusterApps.length > 0) return result;
   } else if (project.spec.suspend) return result;
-  const credentials = resolveCredentials(
-    project.metadata.namespace ?? "default",
-    project.spec.credentialsRef,
-    deps.credentials,
-    (ref) => deps.informer(secretType).get(`${ref.namespace}/${ref.name}`),
-  );
+  const credentials = credentialsFor(deps, project);
   if (!credentials.ok) {
     observed.problem = stalledBy(Reason.CredentialsNotFound, credentials.message);
     return result;

@@ -2,9 +2,10 @@ import type { KindNames } from "../../api/meta.ts";
 import { group, version } from "../../api/meta.ts";
 import type { EventRecorder, Informer, KubeClient, ResourceType } from "../../runtime/index.ts";
 import type { Logger } from "../../telemetry/logger.ts";
-import type { CredentialSettings } from "./credentials.ts";
+import { type CredentialSettings, type CredentialsResult, resolveCredentials } from "./credentials.ts";
 import type { HostingAccess } from "./hosting-access.ts";
 import type { ResourceMetrics } from "./metrics.ts";
+import { type SecretLookup, secretKey, secretType } from "./secrets.ts";
 
 /** Timings every controller follows (milliseconds). */
 export interface ControllerSettings {
@@ -53,4 +54,22 @@ export interface ControllerDeps {
 /** The runtime's view of one of berth's kinds. */
 export function resourceTypeOf(names: KindNames): ResourceType {
   return { group, version, plural: names.plural, kind: names.kind };
+}
+
+/** Secrets as the operator's Secret informer holds them. */
+export function secretLookup(deps: ControllerDeps): SecretLookup {
+  const secrets = deps.informer(secretType);
+  return (ref) => secrets.get(secretKey(ref));
+}
+
+/** The credentials of a resource (see `resolveCredentials`). */
+export function credentialsFor(
+  deps: ControllerDeps,
+  resource: {
+    metadata: { namespace?: string | undefined };
+    spec: { credentialsRef?: { name: string } | undefined };
+  },
+): CredentialsResult {
+  const namespace = resource.metadata.namespace ?? "default";
+  return resolveCredentials(namespace, resource.spec.credentialsRef, deps.credentials, secretLookup(deps));
 }

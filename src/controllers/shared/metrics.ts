@@ -47,7 +47,7 @@ export function createResourceMetrics(registry: Registry): ResourceMetrics {
   };
 }
 
-export function summaryCondition(object: KubeObject): ResourceCondition {
+function summaryCondition(object: KubeObject): ResourceCondition {
   const status = object.status as { conditions?: Condition[] } | undefined;
   const conditions = Array.isArray(status?.conditions) ? status.conditions : [];
   if (getCondition(conditions, ConditionType.Stalled)?.status === "True") return "Stalled";

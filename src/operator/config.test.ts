@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { operatorConfigSchema } from "./config.ts";
+
+describe("operator configuration", () => {
+  it("has the documented defaults", () => {
+    expect(operatorConfigSchema.parse({})).toEqual({
+      namespaces: [],
+      metricsAddr: ":8080",
+      healthAddr: ":8081",
+      leaderElect: false,
+      leaderElectionNamespace: "default",
+      concurrency: 4,
+      defaultCredentials: undefined,
+      driftInterval: 600_000,
+      logLevel: "info",
+    });
+  });
+
+  it.each([
+    ["30s", 30_000],
+    ["1h30m", 5_400_000],
+    ["1500ms", 1500],
+  ])("reads the duration %s", (text, ms) => {
+    expect(operatorConfigSchema.parse({ driftInterval: text }).driftInterval).toBe(ms);
+  });
+
+  it("reads the default credentials as namespace/name", () => {
+    expect(operatorConfigSchema.parse({ defaultCredentials: "berth-system/key" }).defaultCredentials).toEqual(
+      {
+        namespace: "berth-system",
+        name: "key",
+      },
+    );
+  });
+
+  it("names each bad setting and what to write instead", () => {
+    const result = operatorConfigSchema.safeParse({
+      driftInterval: "10",
+      defaultCredentials: "key",
+      concurrency: "many",
+      hostingBaseUrl: "ftp://x",
+    });
+    expect(result.success).toBe(false);
+    const messages = result.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^driftInterval: must be a duration/),
+        expect.stringMatching(/^defaultCredentials: must be "namespace\/name"/),
+        expect.stringMatching(/^concurrency: must be a whole number/),
+        expect.stringMatching(/^hostingBaseUrl: must be an http\(s\) URL/),
+      ]),
+    );
+  });
+});
