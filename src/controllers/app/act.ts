@@ -7,6 +7,7 @@ import {
   type AppStatus as ServiceStatus,
 } from "../../hosting/index.ts";
 import { ensureFinalizer, type KubeObject, removeFinalizer } from "../../runtime/index.ts";
+import { settleActionFailure } from "../shared/act-failure.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
@@ -53,7 +54,6 @@ export async function actOnApp(input: ActInput, actions: readonly AppAction[]): 
     } catch (error) {
       if (!isHostingError(error)) throw error;
       result.failure = describeFailure(error, doing(action));
-      if (error.requestId !== undefined) input.observed.requestId = error.requestId;
       settleFailure(input, action, result.failure);
       return result;
     }
@@ -194,9 +194,9 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
 
 const pastTense = { start: "Started", stop: "Stopped", restart: "Restarted" } as const;
 
-/** What a failure changes in memory, and the Warning event every failure gets. */
+/** What a failure changes in memory, and what every failure does (see `settleActionFailure`). */
 function settleFailure(input: ActInput, action: AppAction, failure: Failure): void {
-  const { memory, deps, connection } = input;
+  const { memory } = input;
   if (action.type === "create" && failure.uncertain) memory.uncertainCreate = true;
   // Not idempotent: give up the request unless the service surely did not act (then retry it).
   if (
@@ -205,8 +205,7 @@ function settleFailure(input: ActInput, action: AppAction, failure: Failure): vo
   ) {
     memory.claims[action.type === "restart" ? "restart" : "rebuild"] = undefined;
   }
-  if (failure.refreshIdentity && connection !== undefined) deps.hosting.forgetIdentity(connection.client);
-  deps.recorder.record(input.object, "Warning", failure.reason, failure.message, action.type);
+  settleActionFailure(input, action.type, failure);
 }
 
 function doing(action: AppAction): string {

@@ -1,12 +1,9 @@
 import { type App, appSchema } from "../../api/app.ts";
-import { Outcome, type Reconciler } from "../../runtime/index.ts";
+import type { Reconciler } from "../../runtime/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
-import { ReconcileError } from "../shared/errors.ts";
-import { Memory } from "../shared/memory.ts";
-import { OwnWrites } from "../shared/own-writes.ts";
-import { earliest, jittered, retryAt } from "../shared/schedule.ts";
-import { invalidSpec, withProblem, writeStatus } from "../shared/status.ts";
+import { kindReconciler } from "../shared/kind-reconciler.ts";
+import { earliest, jittered } from "../shared/schedule.ts";
 import { type ActResult, actOnApp, appType } from "./act.ts";
 import { type AppMemory, newAppMemory } from "./memory.ts";
 import { type Observation, observeApp } from "./observe.ts";
@@ -14,58 +11,24 @@ import { type AppPlan, planApp } from "./plan.ts";
 
 /** observe → plan → act → one status write, for one App. */
 export function appReconciler(deps: ControllerDeps): Reconciler {
-  const memories = new Memory<AppMemory>(newAppMemory);
-  const informer = deps.informer(appType);
-  const ownWrites = new OwnWrites();
-  return async ({ key }) => {
-    const stored = informer.get(key);
-    if (stored === undefined) {
-      memories.forget(key);
-      ownWrites.forget(key);
-      return Outcome.done();
-    }
-    const object = ownWrites.freshest(key, stored);
-    const parsed = appSchema.safeParse(object);
-    if (!parsed.success) return invalidSpec(deps, appType, object, parsed.error.issues);
-    const app = parsed.data;
-    const memory = memories.get(key, app.metadata.uid ?? "");
-    const observation = await observeApp(deps, app, memory);
-    const { observed, connection } = observation;
-    const now = new Date(deps.now());
-    const plan = planApp({ app, observed, now, polls: deps.settings.polls });
-    const acted = await actOnApp({ deps, object, app, memory, observed, connection }, plan.actions);
-    if (acted.object === undefined) {
-      memories.forget(key);
-      ownWrites.forget(key);
-      return Outcome.done();
-    }
-    ownWrites.record(key, object, acted.object);
-    // Status reflects what the calls just answered: plan again on the updated knowledge.
-    const final = planApp({ app, observed, now, polls: deps.settings.polls });
-    schedule(deps, now.getTime(), app, memory, observation, acted, final);
-    const failure = acted.failure ?? observation.failure;
-    const generation = app.metadata.generation ?? 0;
-    const status =
-      acted.failure === undefined ? final.status : withProblem(final.status, acted.failure, generation, now);
-    memory.readySeen = await writeStatus({
-      deps,
-      type: appType,
-      object: acted.object,
-      createdAt: app.metadata.creationTimestamp,
-      previous: app.status,
-      next: status,
-      readySeen: memory.readySeen,
-      problemRecorded: acted.failure !== undefined,
-      onWritten: (written) => ownWrites.record(key, acted.object ?? object, written),
-    });
-    if (failure !== undefined && !failure.stalled) return Outcome.error(new ReconcileError(failure));
-    const due = earliest(memory.statusDueAt, memory.buildDueAt, memory.driftDueAt);
-    const next = earliest(
-      due,
-      retryAt(deps.settings, now, final.stalled || failure?.stalled === true, observed.problem !== undefined),
-    );
-    return next === undefined ? Outcome.done() : Outcome.requeueAfter(Math.max(0, next - now.getTime()));
-  };
+  const polls = deps.settings.polls;
+  return kindReconciler(deps, {
+    type: appType,
+    schema: appSchema,
+    newMemory: newAppMemory,
+    observe: (app, memory) => observeApp(deps, app, memory),
+    async converge({ object, resource: app, memory, observation, now }) {
+      const { observed, connection } = observation;
+      const plan = planApp({ app, observed, now, polls });
+      const acted = await actOnApp({ deps, object, app, memory, observed, connection }, plan.actions);
+      // Status reflects what the calls just answered: plan again on the updated knowledge.
+      const final = planApp({ app, observed, now, polls });
+      schedule(deps, now.getTime(), app, memory, observation, acted, final);
+      return { acted, final };
+    },
+    dueAt: ({ memory }) => earliest(memory.statusDueAt, memory.buildDueAt, memory.driftDueAt),
+    waiting: ({ observed }) => observed.problem !== undefined,
+  });
 }
 
 /** Sets when the status and build are next read: from now, for whatever this reconcile learned anew. */

@@ -2,6 +2,7 @@ import type { Grid } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
 import { isHostingError } from "../../hosting/index.ts";
 import { ensureFinalizer, type KubeObject, removeFinalizer } from "../../runtime/index.ts";
+import { settleActionFailure } from "../shared/act-failure.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
@@ -92,10 +93,7 @@ export async function actOnGrid(
       if (!isHostingError(error)) throw error;
       const failure = describeFailure(error, doing[action.type]);
       if (action.type === "create" && failure.uncertain) memory.uncertainCreate = true;
-      if (failure.refreshIdentity && input.connection !== undefined)
-        deps.hosting.forgetIdentity(input.connection.client);
-      if (failure.requestId !== undefined) observed.requestId = failure.requestId;
-      deps.recorder.record(input.object, "Warning", failure.reason, failure.message, action.type);
+      settleActionFailure(input, action.type, failure);
       return { object, failure };
     }
   }

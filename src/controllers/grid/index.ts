@@ -1,6 +1,5 @@
 import type { ControllerDefinition } from "../shared/controller.ts";
-import { secretType } from "../shared/secrets.ts";
-import { credentialSecrets, secretUsers } from "../shared/watches.ts";
+import { credentialsWatch } from "../shared/watches.ts";
 import { gridType } from "./kind.ts";
 import { gridReconciler } from "./reconciler.ts";
 
@@ -14,12 +13,7 @@ export const gridController: ControllerDefinition = {
     const grids = deps.informer(gridType);
     return {
       reconcile: gridReconciler(deps),
-      watches: [
-        {
-          informer: deps.informer(secretType),
-          map: secretUsers(grids, (object) => credentialSecrets(object, deps.credentials)),
-        },
-      ],
+      watches: [credentialsWatch(deps, grids)],
     };
   },
 };

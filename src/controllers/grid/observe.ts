@@ -2,15 +2,13 @@ import type { Grid } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
 import { isHostingError, paginate } from "../../hosting/index.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
-import { resolveCredentials } from "../shared/credentials.ts";
+import { connectForResource } from "../shared/connect.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
-import { describeFailure, type Failure, stalledBy } from "../shared/failure.ts";
+import type { Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { madeForResource } from "../shared/lookup.ts";
-import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
-import { secretType } from "../shared/secrets.ts";
 import { gridType } from "./kind.ts";
 import type { GridMemory, GridObserved } from "./observed.ts";
 import { gridName } from "./plan.ts";
@@ -41,29 +39,9 @@ export async function observeGrid(
     deleting &&
     (grid.spec.deletionPolicy === "Orphan" || !(grid.metadata.finalizers ?? []).includes(finalizer));
   if (releasing || (grid.spec.suspend && !deleting)) return result;
-  const credentials = resolveCredentials(
-    grid.metadata.namespace ?? "default",
-    grid.spec.credentialsRef,
-    deps.credentials,
-    (ref) => deps.informer(secretType).get(`${ref.namespace}/${ref.name}`),
-  );
-  if (!credentials.ok) {
-    observed.problem = stalledBy(Reason.CredentialsNotFound, credentials.message);
-    return result;
-  }
-  try {
-    result.connection = await deps.hosting.connect(credentials.credentials);
-    observed.me = result.connection.me;
-    if (!deleting) await readService(deps, grid, memory, result);
-  } catch (error) {
-    if (!isHostingError(error)) throw error;
-    const failure = describeFailure(error, "reading the grid at the service");
-    if (failure.refreshIdentity && result.connection !== undefined)
-      deps.hosting.forgetIdentity(result.connection.client);
-    observed.problem = failure;
-    if (failure.requestId !== undefined) observed.requestId = failure.requestId;
-    result.failure = failure;
-  }
+  await connectForResource(deps, grid, result, "reading the grid at the service", async (connection) => {
+    if (!deleting) await readService(deps, grid, memory, observed, connection);
+  });
   observed.grid = memory.grid;
   observed.gone = memory.gone;
   return result;
@@ -73,11 +51,9 @@ async function readService(
   deps: ControllerDeps,
   grid: Grid,
   memory: GridMemory,
-  result: GridObservation,
+  observed: GridObserved,
+  { client, me }: Connection,
 ): Promise<void> {
-  const { observed, connection } = result;
-  if (connection === undefined) return;
-  const { client, me } = connection;
   const missing = scopeProblem(me, ["pools:read"], "read the grid");
   if (missing !== undefined) {
     observed.problem = missing;

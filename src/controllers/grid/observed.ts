@@ -1,30 +1,15 @@
 import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
 import type { Problem } from "../shared/failure.ts";
+import { newReadMemory, type ReadMemory } from "../shared/memory.ts";
 
 /** What the Grid controller remembers about one Grid between reconciles. */
-export interface GridMemory {
+export interface GridMemory extends ReadMemory {
   /** The grid at the service as last read or answered; undefined when unknown. */
   grid: ServiceGrid | undefined;
-  /** The service answered 404 for the recorded grid. */
-  gone: boolean;
-  driftDueAt: number | undefined;
-  readGeneration: number | undefined;
-  servedRequest: string | undefined;
-  /** A create failed in a way the service may have acted on: look the grid up before creating again. */
-  uncertainCreate: boolean;
-  readySeen: boolean;
 }
 
 export function newGridMemory(): GridMemory {
-  return {
-    grid: undefined,
-    gone: false,
-    driftDueAt: undefined,
-    readGeneration: undefined,
-    servedRequest: undefined,
-    uncertainCreate: false,
-    readySeen: false,
-  };
+  return { ...newReadMemory(), grid: undefined };
 }
 
 /** Everything `planGrid` needs besides the Grid itself. */

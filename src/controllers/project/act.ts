@@ -2,6 +2,7 @@ import { finalizer, projectNames } from "../../api/meta.ts";
 import type { Project } from "../../api/project.ts";
 import { isHostingError } from "../../hosting/index.ts";
 import { ensureFinalizer, type KubeObject, removeFinalizer } from "../../runtime/index.ts";
+import { settleActionFailure } from "../shared/act-failure.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
@@ -91,10 +92,7 @@ export async function actOnProject(
         `${action.type === "create" ? "creating" : action.type === "rename" ? "renaming" : "deleting"} the project`,
       );
       if (action.type === "create" && failure.uncertain) memory.uncertainCreate = true;
-      if (failure.refreshIdentity && input.connection !== undefined)
-        deps.hosting.forgetIdentity(input.connection.client);
-      if (failure.requestId !== undefined) observed.requestId = failure.requestId;
-      deps.recorder.record(input.object, "Warning", failure.reason, failure.message, action.type);
+      settleActionFailure(input, action.type, failure);
       return { object, failure };
     }
   }

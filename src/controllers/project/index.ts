@@ -2,8 +2,7 @@ import { appNames } from "../../api/meta.ts";
 import { objectKey } from "../../runtime/index.ts";
 import type { ControllerDefinition } from "../shared/controller.ts";
 import { resourceTypeOf } from "../shared/deps.ts";
-import { secretType } from "../shared/secrets.ts";
-import { credentialSecrets, secretUsers } from "../shared/watches.ts";
+import { credentialsWatch } from "../shared/watches.ts";
 import { projectType } from "./act.ts";
 import { projectReconciler } from "./reconciler.ts";
 
@@ -16,10 +15,7 @@ export const projectController: ControllerDefinition = {
     return {
       reconcile: projectReconciler(deps),
       watches: [
-        {
-          informer: deps.informer(secretType),
-          map: secretUsers(projects, (object) => credentialSecrets(object, deps.credentials)),
-        },
+        credentialsWatch(deps, projects),
         {
           informer: deps.informer(resourceTypeOf(appNames)),
           map: (app) => {

@@ -2,11 +2,11 @@ import { appNames, finalizer } from "../../api/meta.ts";
 import type { Project } from "../../api/project.ts";
 import { type CallOptions, isHostingError } from "../../hosting/index.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
-import { type ControllerDeps, credentialsFor, resourceTypeOf } from "../shared/deps.ts";
-import { describeFailure, type Failure, stalledBy } from "../shared/failure.ts";
+import { connectForResource } from "../shared/connect.ts";
+import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
+import type { Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { madeForResource } from "../shared/lookup.ts";
-import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import type { ProjectMemory, ProjectObserved } from "./observed.ts";
@@ -42,24 +42,9 @@ export async function observeProject(
     observed.clusterApps = appsUsing(deps, project, projectId);
     if (observed.clusterApps.length > 0) return result;
   } else if (project.spec.suspend) return result;
-  const credentials = credentialsFor(deps, project);
-  if (!credentials.ok) {
-    observed.problem = stalledBy(Reason.CredentialsNotFound, credentials.message);
-    return result;
-  }
-  try {
-    result.connection = await deps.hosting.connect(credentials.credentials);
-    observed.me = result.connection.me;
-    await readService(deps, project, memory, result, projectId, deleting);
-  } catch (error) {
-    if (!isHostingError(error)) throw error;
-    const failure = describeFailure(error, "reading the project at the service");
-    if (failure.refreshIdentity && result.connection !== undefined)
-      deps.hosting.forgetIdentity(result.connection.client);
-    observed.problem = failure;
-    if (failure.requestId !== undefined) observed.requestId = failure.requestId;
-    result.failure = failure;
-  }
+  await connectForResource(deps, project, result, "reading the project at the service", (connection) =>
+    readService(deps, project, memory, observed, connection, projectId, deleting),
+  );
   observed.project = memory.project;
   observed.gone = memory.gone;
   return result;
@@ -69,14 +54,11 @@ async function readService(
   deps: ControllerDeps,
   project: Project,
   memory: ProjectMemory,
-  result: ProjectObservation,
+  observed: ProjectObserved,
+  { client, me }: Connection,
   projectId: string | undefined,
   deleting: boolean,
 ): Promise<void> {
-  const { observed } = result;
-  const me = observed.me;
-  const client = result.connection?.client;
-  if (me === undefined || client === undefined) return;
   const now = deps.now();
   const note = (requestId: string | undefined) => {
     if (requestId !== undefined) observed.requestId = requestId;

@@ -1,29 +1,15 @@
 import type { Me, Project as ServiceProject } from "../../hosting/index.ts";
 import type { Problem } from "../shared/failure.ts";
+import { newReadMemory, type ReadMemory } from "../shared/memory.ts";
 
 /** What the Project controller remembers about one Project between reconciles. */
-export interface ProjectMemory {
+export interface ProjectMemory extends ReadMemory {
   /** The project at the service as last read or answered; undefined when unknown. */
   project: ServiceProject | undefined;
-  /** The service answered 404 for the recorded project. */
-  gone: boolean;
-  driftDueAt: number | undefined;
-  readGeneration: number | undefined;
-  servedRequest: string | undefined;
-  uncertainCreate: boolean;
-  readySeen: boolean;
 }
 
 export function newProjectMemory(): ProjectMemory {
-  return {
-    project: undefined,
-    gone: false,
-    driftDueAt: undefined,
-    readGeneration: undefined,
-    servedRequest: undefined,
-    uncertainCreate: false,
-    readySeen: false,
-  };
+  return { ...newReadMemory(), project: undefined };
 }
 
 /** Everything `planProject` needs besides the Project itself. */

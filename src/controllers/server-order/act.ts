@@ -2,6 +2,7 @@ import { finalizer } from "../../api/meta.ts";
 import type { ServerOrder } from "../../api/server-order.ts";
 import { HostingApiError, type HostingClient, isHostingError, type Order } from "../../hosting/index.ts";
 import { ensureFinalizer, type KubeObject, patchStatus, removeFinalizer } from "../../runtime/index.ts";
+import { settleActionFailure } from "../shared/act-failure.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
@@ -45,7 +46,7 @@ export async function actOnServerOrder(
   input: OrderActInput,
   actions: readonly OrderAction[],
 ): Promise<OrderActResult> {
-  const { deps, observed } = input;
+  const { observed } = input;
   const current: Current = { object: input.object };
   for (const action of actions) {
     try {
@@ -58,10 +59,7 @@ export async function actOnServerOrder(
       if (action.type === "order" && error instanceof HostingApiError && error.kind === "terminal") {
         observed.refused = failure;
       }
-      if (failure.refreshIdentity && input.connection !== undefined)
-        deps.hosting.forgetIdentity(input.connection.client);
-      if (failure.requestId !== undefined) observed.requestId = failure.requestId;
-      deps.recorder.record(input.object, "Warning", failure.reason, failure.message, action.type);
+      settleActionFailure(input, action.type, failure);
       return { object: current.object, failure };
     }
     if (current.object === undefined) break;

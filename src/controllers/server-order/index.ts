@@ -1,8 +1,7 @@
 import type { KubeObject } from "../../runtime/index.ts";
 import { gridType } from "../grid/kind.ts";
 import type { ControllerDefinition } from "../shared/controller.ts";
-import { secretType } from "../shared/secrets.ts";
-import { credentialSecrets, referrers, secretUsers } from "../shared/watches.ts";
+import { credentialsWatch, referrers } from "../shared/watches.ts";
 import { serverOrderType } from "./kind.ts";
 import { serverOrderReconciler } from "./reconciler.ts";
 
@@ -21,10 +20,7 @@ export const serverOrderController: ControllerDefinition = {
     return {
       reconcile: serverOrderReconciler(deps),
       watches: [
-        {
-          informer: deps.informer(secretType),
-          map: secretUsers(serverOrders, (object) => credentialSecrets(object, deps.credentials)),
-        },
+        credentialsWatch(deps, serverOrders),
         { informer: deps.informer(gridType), map: referrers(serverOrders, gridRefNames) },
       ],
     };

@@ -12,14 +12,12 @@ import {
 import { resolveGridIds } from "../grid/grid-ref.ts";
 import { gridType } from "../grid/kind.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
-import { resolveCredentials } from "../shared/credentials.ts";
+import { connectForResource } from "../shared/connect.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
-import { describeFailure, type Failure, stalledBy } from "../shared/failure.ts";
+import type { Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
-import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
-import { secretType } from "../shared/secrets.ts";
 import type { CatalogCache } from "./catalog.ts";
 import { desiredInput } from "./desired.ts";
 import { ordersFromEarlierAttempt } from "./inspection.ts";
@@ -73,26 +71,9 @@ export async function observeServerOrder(
   const releasing =
     deleting && (spec.deletionPolicy === "Orphan" || !(metadata.finalizers ?? []).includes(finalizer));
   if (releasing || (spec.suspend && !deleting)) return result;
-  const credentials = resolveCredentials(namespace, spec.credentialsRef, deps.credentials, (ref) =>
-    deps.informer(secretType).get(`${ref.namespace}/${ref.name}`),
+  await connectForResource(deps, serverOrder, result, "reading the order at the service", (connection) =>
+    readService(deps, serverOrder, memory, observed, connection, options),
   );
-  if (!credentials.ok) {
-    observed.problem = stalledBy(Reason.CredentialsNotFound, credentials.message);
-    return result;
-  }
-  try {
-    result.connection = await deps.hosting.connect(credentials.credentials);
-    observed.me = result.connection.me;
-    await readService(deps, serverOrder, memory, result, options);
-  } catch (error) {
-    if (!isHostingError(error)) throw error;
-    const failure = describeFailure(error, "reading the order at the service");
-    if (failure.refreshIdentity && result.connection !== undefined)
-      deps.hosting.forgetIdentity(result.connection.client);
-    observed.problem = failure;
-    if (failure.requestId !== undefined) observed.requestId = failure.requestId;
-    result.failure = failure;
-  }
   observed.order = memory.order;
   observed.gone = memory.gone;
   observed.servers = memory.servers;
@@ -103,12 +84,10 @@ async function readService(
   deps: ControllerDeps,
   serverOrder: ServerOrder,
   memory: OrderMemory,
-  result: OrderObservation,
+  observed: OrderObserved,
+  { client, me }: Connection,
   options: ObserveOptions,
 ): Promise<void> {
-  const { observed, connection } = result;
-  if (connection === undefined) return;
-  const { client, me } = connection;
   const deleting = serverOrder.metadata.deletionTimestamp !== undefined;
   const marker = orderMarker(serverOrder.status);
   const unreadable = scopeProblem(me, ["pools:read"], "read orders and servers");

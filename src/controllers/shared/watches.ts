@@ -1,7 +1,9 @@
 import type { Informer, KubeObject, MapToKeys } from "../../runtime/index.ts";
 import { objectKey } from "../../runtime/index.ts";
+import type { Watch } from "./controller.ts";
 import { type CredentialSettings, credentialCandidates } from "./credentials.ts";
-import { type SecretRef, secretKey } from "./secrets.ts";
+import type { ControllerDeps } from "./deps.ts";
+import { type SecretRef, secretKey, secretType } from "./secrets.ts";
 
 /** The `spec.credentialsRef` of any berth resource, read leniently from the raw object. */
 function credentialsRefOf(object: KubeObject): { name: string } | undefined {
@@ -22,6 +24,14 @@ export function secretUsers(primaries: Informer, secretsOf: (object: KubeObject)
       .list()
       .filter((object) => secretsOf(object).some((ref) => secretKey(ref) === changed))
       .map(objectKey);
+  };
+}
+
+/** Secret changes re-enqueue the primaries whose credentials the Secret may hold. */
+export function credentialsWatch(deps: ControllerDeps, primaries: Informer): Watch {
+  return {
+    informer: deps.informer(secretType),
+    map: secretUsers(primaries, (object) => credentialSecrets(object, deps.credentials)),
   };
 }
 

@@ -1,0 +1,46 @@
+import type { Me } from "../../hosting/index.ts";
+import { isHostingError } from "../../hosting/index.ts";
+import { type ControllerDeps, credentialsFor } from "./deps.ts";
+import { describeFailure, type Failure, type Problem, stalledBy } from "./failure.ts";
+import type { Connection } from "./hosting-access.ts";
+import { Reason } from "./reasons.ts";
+
+/** An observation `connectForResource` fills in. */
+export interface ConnectedObservation {
+  observed: { problem: Problem | undefined; me: Me | undefined; requestId: string | undefined };
+  connection: Connection | undefined;
+  failure: Failure | undefined;
+}
+
+/**
+ * Resolves the resource's credentials, connects (the key's identity), then runs `read`. A missing
+ * credential is a Stalled problem; a hosting error from the connection or `read` is described as
+ * `doing` ("reading the grid at the service") and, when the key may have changed, drops the cached identity.
+ */
+export async function connectForResource(
+  deps: ControllerDeps,
+  resource: Parameters<typeof credentialsFor>[1],
+  observation: ConnectedObservation,
+  doing: string,
+  read: (connection: Connection) => Promise<void>,
+): Promise<void> {
+  const { observed } = observation;
+  const credentials = credentialsFor(deps, resource);
+  if (!credentials.ok) {
+    observed.problem = stalledBy(Reason.CredentialsNotFound, credentials.message);
+    return;
+  }
+  try {
+    observation.connection = await deps.hosting.connect(credentials.credentials);
+    observed.me = observation.connection.me;
+    await read(observation.connection);
+  } catch (error) {
+    if (!isHostingError(error)) throw error;
+    const failure = describeFailure(error, doing);
+    if (failure.refreshIdentity && observation.connection !== undefined)
+      deps.hosting.forgetIdentity(observation.connection.client);
+    observed.problem = failure;
+    if (failure.requestId !== undefined) observed.requestId = failure.requestId;
+    observation.failure = failure;
+  }
+}

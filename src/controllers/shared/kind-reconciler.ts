@@ -1,0 +1,142 @@
+import type { z } from "zod";
+import type { Condition } from "../../api/conditions.ts";
+import { type KubeObject, Outcome, type Reconciler, type ResourceType } from "../../runtime/index.ts";
+import type { ControllerDeps } from "./deps.ts";
+import { ReconcileError } from "./errors.ts";
+import type { Failure, Problem } from "./failure.ts";
+import { Memory } from "./memory.ts";
+import { OwnWrites } from "./own-writes.ts";
+import { earliest, retryAt } from "./schedule.ts";
+import { invalidSpec, withProblem, writeStatus } from "./status.ts";
+
+type WithConditions = { conditions?: Condition[] | undefined };
+
+/** The parts of a parsed resource the skeleton reads. */
+export interface Resource {
+  metadata: {
+    uid?: string | undefined;
+    generation?: number | undefined;
+    creationTimestamp?: string | undefined;
+  };
+  status?: WithConditions | undefined;
+}
+
+/** What `observe` found: a problem blocking progress, and a failed read (retried with backoff unless stalled). */
+export interface BaseObservation {
+  observed: { problem: Problem | undefined };
+  failure: Failure | undefined;
+}
+
+/** What `act` did: the object as last written (undefined once released) and the failure it stopped at. */
+export interface BaseActed {
+  object: KubeObject | undefined;
+  failure: Failure | undefined;
+}
+
+/** The plan whose status is written. */
+export interface BasePlan {
+  status: WithConditions;
+  stalled: boolean;
+}
+
+/** One reconcile's view of a resource, from observe on. */
+export interface Round<R, M, O> {
+  /** The object as stored (or as this controller last wrote it). */
+  object: KubeObject;
+  resource: R;
+  memory: M;
+  observation: O;
+  now: Date;
+}
+
+export interface Converged<R, A, P> {
+  acted: A;
+  final: P;
+  /** The resource as `act` last wrote it, when that may differ from the round's. */
+  resource?: R;
+}
+
+/** What one kind brings to the shared observe → plan → act → status skeleton. */
+export interface Kind<R extends Resource, M extends { readySeen: boolean }, O, A, P> {
+  type: ResourceType;
+  schema: z.ZodType<R>;
+  newMemory(): M;
+  observe(resource: R, memory: M): Promise<O>;
+  /** Plans and acts; returns what was done and the plan (made on the updated knowledge) whose status is written. */
+  converge(round: Round<R, M, O>): Promise<Converged<R, A, P>>;
+  /** When the kind next reads or acts by itself (epoch ms), besides retries. */
+  dueAt(round: Round<R, M, O>, converged: Converged<R, A, P>): number | undefined;
+  /** The resource waits for something in the cluster (retried after `polls.waitingMs` if its change is missed). */
+  waiting(observation: O): boolean;
+}
+
+/**
+ * The reconciler every kind shares: informer lookup, forgetting deleted resources, the controller's
+ * own newest write, zod parse (invalid → Stalled), per-resource memory, observe → converge, one
+ * status write, and the requeue from failures, retries and the kind's own schedule.
+ */
+export function kindReconciler<
+  R extends Resource,
+  M extends { readySeen: boolean },
+  O extends BaseObservation,
+  A extends BaseActed,
+  P extends BasePlan,
+>(deps: ControllerDeps, kind: Kind<R, M, O, A, P>): Reconciler {
+  const memories = new Memory<M>(kind.newMemory);
+  const informer = deps.informer(kind.type);
+  const ownWrites = new OwnWrites();
+  // UIDs whose finalizer this controller removed: until the informer sees them gone, a queued
+  // reconcile would find a stale copy and act on the external object a second time.
+  const released = new Map<string, string>();
+  return async ({ key }) => {
+    const stored = informer.get(key);
+    if (stored === undefined) {
+      memories.forget(key);
+      ownWrites.forget(key);
+      released.delete(key);
+      return Outcome.done();
+    }
+    if (stored.metadata.uid !== undefined && released.get(key) === stored.metadata.uid) return Outcome.done();
+    const object = ownWrites.freshest(key, stored);
+    const parsed = kind.schema.safeParse(object);
+    if (!parsed.success) return invalidSpec(deps, kind.type, object, parsed.error.issues);
+    const resource = parsed.data;
+    const memory = memories.get(key, resource.metadata.uid ?? "");
+    const observation = await kind.observe(resource, memory);
+    const round: Round<R, M, O> = { object, resource, memory, observation, now: new Date(deps.now()) };
+    const converged = await kind.converge(round);
+    const { acted, final } = converged;
+    const written = acted.object;
+    if (written === undefined) {
+      memories.forget(key);
+      ownWrites.forget(key);
+      if (resource.metadata.uid !== undefined) released.set(key, resource.metadata.uid);
+      return Outcome.done();
+    }
+    ownWrites.record(key, object, written);
+    const { now } = round;
+    const { metadata } = converged.resource ?? resource;
+    const generation = metadata.generation ?? 0;
+    const status =
+      acted.failure === undefined ? final.status : withProblem(final.status, acted.failure, generation, now);
+    memory.readySeen = await writeStatus({
+      deps,
+      type: kind.type,
+      object: written,
+      createdAt: metadata.creationTimestamp,
+      previous: resource.status,
+      next: status,
+      readySeen: memory.readySeen,
+      problemRecorded: acted.failure !== undefined,
+      onWritten: (next) => ownWrites.record(key, written, next),
+    });
+    const failure = acted.failure ?? observation.failure;
+    if (failure !== undefined && !failure.stalled) return Outcome.error(new ReconcileError(failure));
+    const stalled = final.stalled || failure?.stalled === true;
+    const next = earliest(
+      kind.dueAt(round, converged),
+      retryAt(deps.settings, now, stalled, kind.waiting(observation)),
+    );
+    return next === undefined ? Outcome.done() : Outcome.requeueAfter(Math.max(0, next - now.getTime()));
+  };
+}
