@@ -71,18 +71,14 @@ func run(dataDir string, port int, verbosity string) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
-	etcdClient, err := freeLoopbackURL("http")
+	ports, err := freePorts(3)
 	if err != nil {
 		return err
 	}
-	etcdPeer, err := freeLoopbackURL("http")
-	if err != nil {
-		return err
-	}
+	etcdClient := loopbackURL(ports[0])
+	etcdPeer := loopbackURL(ports[1])
 	if port == 0 {
-		if port, err = freePort(); err != nil {
-			return err
-		}
+		port = ports[2]
 	}
 	files, err := writeCredentials(dataDir)
 	if err != nil {
@@ -145,21 +141,22 @@ func startEtcd(dir string, client, peer *url.URL) (*embed.Etcd, error) {
 	}
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// freePorts holds n listeners open at once, so the kernel cannot hand out the same port twice.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
 
-func freeLoopbackURL(scheme string) (*url.URL, error) {
-	p, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	return &url.URL{Scheme: scheme, Host: fmt.Sprintf("127.0.0.1:%d", p)}, nil
+func loopbackURL(port int) *url.URL {
+	return &url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", port)}
 }
 
 type credentialFiles struct {
