@@ -24,6 +24,7 @@ import { startOperator } from "../src/operator/index.ts";
 import { Informer, KubeClient, type KubeObject } from "../src/runtime/index.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
 import { createMetrics } from "../src/telemetry/metrics.ts";
+import { inParallel } from "./bench-support.ts";
 
 const apps = Number(process.env.BENCH_APPS ?? 1000);
 const speed = Number(process.env.BENCH_SPEED ?? 20);
@@ -276,19 +277,6 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 60_000): Pro
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-async function inParallel(
-  count: number,
-  width: number,
-  task: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
 }
 
 function report(label: string, value: string): void {

@@ -22,6 +22,7 @@ import { Outcome } from "../src/runtime/outcome.ts";
 import { patchStatus } from "../src/runtime/status.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
 import { createMetrics } from "../src/telemetry/metrics.ts";
+import { inParallel } from "./bench-support.ts";
 
 const objects = Number(process.env.BENCH_OBJECTS ?? 10_000);
 const updates = Number(process.env.BENCH_UPDATES ?? 1_000);
@@ -293,19 +294,6 @@ async function installCrd(client: KubeClient): Promise<void> {
     }
   }
   throw new Error("the benchmark CRD was never served");
-}
-
-async function inParallel(
-  count: number,
-  width: number,
-  task: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
 }
 
 function percentiles(samples: number[]): string {
