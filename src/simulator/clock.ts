@@ -36,6 +36,11 @@ export class SimClock {
     this.#realBase = Date.now();
   }
 
+  /** A simulated duration in wall-clock milliseconds (a frozen clock counts it at speed 1). */
+  toWallMs(simMs: number): number {
+    return simMs / (this.frozen ? 1 : this.speed);
+  }
+
   /** A simulated duration as the whole wall-clock seconds a client should wait (at least 1). */
   toWallSeconds(simMs: number): number {
     const divisor = this.frozen ? 1 : this.speed;

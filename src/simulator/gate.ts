@@ -37,7 +37,7 @@ export function admit(
           { key: `key:${principal.key.id}`, limit: perCredential },
           { key: `user:${principal.user.id}`, limit: perUser },
         ];
-  const decision = world.limiter.take(buckets, now);
+  const decision = world.limiter.take(buckets, now, world.profile);
   const headers = rateHeaders(world, decision);
   if (!decision.allowed) {
     const retryAfterSec = world.clock.toWallSeconds(decision.resetAt - now);

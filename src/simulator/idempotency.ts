@@ -1,6 +1,16 @@
 import { createHash } from "node:crypto";
 import { ApiError, conflict } from "./errors.ts";
 
+export function requestInProgress(retryAfterSec: number): ApiError {
+  return new ApiError(
+    409,
+    "request_in_progress",
+    "the first request with this Idempotency-Key is still running; retry the same request later",
+    { retryAfterSec },
+    { "Retry-After": String(retryAfterSec) },
+  );
+}
+
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export interface RecordedResponse {
@@ -11,10 +21,15 @@ export interface RecordedResponse {
 interface Entry {
   fingerprint: string;
   expiresAt: number;
+  /** When the first request is expected to answer (simulated ms). */
+  readyAt: number;
   response: RecordedResponse | undefined;
 }
 
-export type IdempotencyOutcome = { kind: "new" } | { kind: "replay"; response: RecordedResponse };
+export type IdempotencyOutcome =
+  | { kind: "new" }
+  | { kind: "replay"; response: RecordedResponse }
+  | { kind: "in_progress"; readyAt: number };
 
 /** 1–255 characters, no whitespace. */
 export function checkIdempotencyKey(key: string): string | undefined {
@@ -39,12 +54,12 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** Records keyed by credential + operation + Idempotency-Key, kept 24 h on the simulated clock. */
+/** Records by scope (credential + Idempotency-Key, and the operation when lenient), kept 24 h on the simulated clock. */
 export class IdempotencyStore {
   readonly #entries = new Map<string, Entry>();
   #sinceSweep = 0;
 
-  begin(scope: string, argsFingerprint: string, now: number, retryAfterSec: number): IdempotencyOutcome {
+  begin(scope: string, argsFingerprint: string, now: number, readyAt: number): IdempotencyOutcome {
     this.#sweep(now);
     const entry = this.#entries.get(scope);
     if (entry !== undefined && entry.expiresAt > now) {
@@ -54,20 +69,13 @@ export class IdempotencyStore {
           "this Idempotency-Key was already used with different arguments; use a new key",
         );
       }
-      if (entry.response === undefined) {
-        throw new ApiError(
-          409,
-          "request_in_progress",
-          "the first request with this Idempotency-Key is still running; retry the same request later",
-          { retryAfterSec },
-          { "Retry-After": String(retryAfterSec) },
-        );
-      }
+      if (entry.response === undefined) return { kind: "in_progress", readyAt: entry.readyAt };
       return { kind: "replay", response: entry.response };
     }
     this.#entries.set(scope, {
       fingerprint: argsFingerprint,
       expiresAt: now + IDEMPOTENCY_RETENTION_MS,
+      readyAt,
       response: undefined,
     });
     return { kind: "new" };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { looksLikeOAuthToken } from "./auth.ts";
+import { profileInputSchema, resolveProfile } from "./profile.ts";
 import { defaultRateLimits } from "./rate-limit.ts";
 import { knownScopes } from "./scopes.ts";
 import { parseMoney } from "./store/money.ts";
@@ -54,6 +55,8 @@ export const newKeySchema = z.object({ userId: z.string().min(1), ...keyFields }
 
 export const seedSchema = z
   .object({
+    /** How strictly the spec is read: "harsh" (default), "lenient", or switches over a base. */
+    profile: profileInputSchema.optional(),
     users: z
       .array(
         newUserSchema.extend({
@@ -88,6 +91,8 @@ export const simulatorOptionsSchema = z
     port: z.number().int().min(0).max(65535).default(0),
     host: z.string().min(1).default("127.0.0.1"),
     seed: seedSchema.optional(),
+    /** Overrides the seed's profile. */
+    profile: profileInputSchema.optional(),
     controlApi: z.boolean().default(false),
     clockSpeed: z.number().positive().max(100_000).default(1),
     clock: z
@@ -114,4 +119,5 @@ export const simulatorOptionsSchema = z
     ...o,
     timings: { ...defaultTimings, ...o.timings },
     rateLimits: { ...defaultRateLimits, ...o.rateLimits },
+    profile: resolveProfile(o.profile ?? o.seed?.profile),
   }));

@@ -52,6 +52,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     idSeed: config.idSeed,
     timings: config.timings,
     rateLimits: config.rateLimits,
+    profile: config.profile,
   };
   // The demo token survives resets, so the key printed at start keeps working.
   const demoKey =

@@ -9,9 +9,21 @@ export const timingsSchema = z
     stop: z.number().min(0).max(86_400),
     order: z.number().min(0).max(86_400),
     power: z.number().min(0).max(86_400),
+    /** Creates and orders take between createMin and createMax seconds to answer. */
+    createMin: z.number().min(0).max(3600),
+    createMax: z.number().min(0).max(3600),
   })
   .strict();
 
 export type Timings = z.infer<typeof timingsSchema>;
 
-export const defaultTimings: Timings = { build: 8, start: 3, wire: 1, stop: 2, order: 20, power: 3 };
+export const defaultTimings: Timings = {
+  build: 8,
+  start: 3,
+  wire: 1,
+  stop: 2,
+  order: 20,
+  power: 3,
+  createMin: 1,
+  createMax: 3,
+};

@@ -3,6 +3,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { issuesToDetails } from "../../simulator/http/inputs.ts";
 import { seedSchema, startSimulator } from "../../simulator/index.ts";
+import { type ProfileInput, switches } from "../../simulator/profile.ts";
 import { createLogger } from "../../telemetry/logger.ts";
 import { booleanish, defineCommand, port, UsageError } from "../command.ts";
 import { untilSignal } from "../signals.ts";
@@ -17,6 +18,10 @@ export const simulatorCommand = defineCommand({
       description: 'JSON or YAML file of users and keys: {"users":[{"id","email","balance","keys":[…]}]}',
     },
     "control-api": { description: "serve the /_sim control API (faults, clock, users)", type: "boolean" },
+    profile: {
+      description:
+        "how strictly the spec is read: harsh (default), lenient, or lenient switches to turn on, comma-separated (see docs/simulator.md)",
+    },
     "clock-speed": { description: "simulated seconds per real second (default 1)" },
     "log-level": { description: "log level: debug, info, warn, error (default warn)" },
   },
@@ -26,6 +31,7 @@ export const simulatorCommand = defineCommand({
     seed: z.string().min(1).optional(),
     controlApi: booleanish.default(false),
     clockSpeed: z.coerce.number().positive().max(100_000).default(1),
+    profile: z.string().min(1).optional(),
     logLevel: z.enum(["debug", "info", "warn", "error"]).default("warn"),
   }),
   async run(config, { stdout }) {
@@ -37,6 +43,7 @@ export const simulatorCommand = defineCommand({
       clockSpeed: config.clockSpeed,
       logger: createLogger({ level: config.logLevel }),
       ...(seed === undefined ? {} : { seed }),
+      ...(config.profile === undefined ? {} : { profile: parseProfileFlag(config.profile) }),
     });
     stdout.write(`hosting API simulator listening at ${simulator.baseUrl}\n`);
     if (config.controlApi) stdout.write(`control API: ${simulator.controlUrl}\n`);
@@ -47,6 +54,19 @@ export const simulatorCommand = defineCommand({
     return 0;
   },
 });
+
+/** `harsh`, `lenient`, or lenient switches over harsh: `uniqueNames,fullPages`. */
+function parseProfileFlag(value: string): ProfileInput {
+  if (value === "harsh" || value === "lenient") return value;
+  const names = value.split(",").map((name) => name.trim());
+  const unknown = names.filter((name) => !(switches as string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `--profile: unknown switch ${unknown.join(", ")}; use harsh, lenient, or switches from: ${switches.join(", ")}`,
+    );
+  }
+  return Object.fromEntries(names.map((name) => [name, true]));
+}
 
 async function readSeed(file: string) {
   let text: string;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { faultSchema } from "../faults.ts";
 import type { Method, Reply } from "../http/route.ts";
 import { money, newKeySchema, newUserSchema } from "../options.ts";
+import { profileInputSchema } from "../profile.ts";
 import { timingsSchema } from "../timings.ts";
 import { failureSchema, type SimControl, shareSchema } from "./sim-control.ts";
 
@@ -104,6 +105,14 @@ export const controlRoutes: readonly ControlRoute[] = [
     body: timingsSchema.partial(),
     handle: (c) => ok(c.sim.setTimings(c.body)),
   }),
+  route({ method: "GET", path: "/profile", handle: (c) => ok(c.sim.profile()) }),
+  route({
+    method: "PUT",
+    path: "/profile",
+    body: profileInputSchema,
+    handle: (c) => ok(c.sim.setProfile(c.body)),
+  }),
+  route({ method: "GET", path: "/stats", handle: (c) => ok(c.sim.stats()) }),
   route({
     method: "POST",
     path: "/failures",

@@ -7,10 +7,12 @@ import { notFound, validationFailed } from "../errors.ts";
 import { type ActiveFault, faultSchema } from "../faults.ts";
 import { parseWith } from "../http/inputs.ts";
 import { money, newKeySchema, newUserSchema, type Seed, toMicros } from "../options.ts";
+import { type Profile, type ProfileInput, profileInputSchema, resolveProfile } from "../profile.ts";
 import { createWorld } from "../store/bootstrap.ts";
 import { formatMoney } from "../store/money.ts";
 import type { User } from "../store/records.ts";
 import type { RequestRecord } from "../store/request-log.ts";
+import type { StatsView } from "../store/stats.ts";
 import type { World, WorldConfig } from "../store/world.ts";
 import { type Timings, timingsSchema } from "../timings.ts";
 
@@ -151,6 +153,25 @@ export class SimControl {
     return this.timings();
   }
 
+  profile(): Profile {
+    return { ...this.#world.profile };
+  }
+
+  /** A preset, or switches over a base preset (default: the current profile). */
+  setProfile(input: ProfileInput): Profile {
+    const parsed = parseWith(profileInputSchema, input, "");
+    const world = this.#world;
+    world.profile =
+      typeof parsed === "string" || parsed.base !== undefined
+        ? resolveProfile(parsed)
+        : { ...world.profile, ...stripBase(parsed) };
+    return this.profile();
+  }
+
+  stats(): StatsView {
+    return this.#world.stats.view();
+  }
+
   failNext(input: z.input<typeof failureSchema>): void {
     const { kind, count, step } = parseWith(failureSchema, input, "");
     const failures = this.#world.failures;
@@ -227,6 +248,11 @@ export class SimControl {
     if (user === undefined) throw notFound("user", userId);
     return user;
   }
+}
+
+function stripBase<T extends { base?: unknown }>(input: T): Omit<T, "base"> {
+  const { base: _, ...rest } = input;
+  return rest;
 }
 
 function userView(user: User): UserView {

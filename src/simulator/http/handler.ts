@@ -37,6 +37,7 @@ async function handle(deps: HandlerDeps, request: IncomingMessage, response: Ser
   try {
     if (path === "/v1" || path.startsWith("/v1/")) {
       outcome = await serveApi(world, deps.api, request, response, path, search, requestId);
+      world.stats.countRequest(outcome.operation, outcome.status);
       world.requestLog.add({
         at: new Date(world.clock.now()).toISOString(),
         requestId,

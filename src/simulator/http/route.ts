@@ -34,6 +34,8 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType> {
   query?: Q;
   /** Honours Idempotency-Key. */
   idempotent?: boolean;
+  /** A create or order: it takes `createMin`–`createMax` seconds before it acts and answers. */
+  takesTime?: (body: z.output<B>) => boolean;
   handle(context: RouteContext<z.output<B>, z.output<Q>>): Reply;
 }
 

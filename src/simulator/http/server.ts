@@ -5,7 +5,7 @@ import type { Principal } from "../auth.ts";
 import { ApiError, validationFailed } from "../errors.ts";
 import type { ActiveFault } from "../faults.ts";
 import { admit, rateLimited } from "../gate.ts";
-import { checkIdempotencyKey, fingerprint } from "../idempotency.ts";
+import { checkIdempotencyKey, fingerprint, requestInProgress } from "../idempotency.ts";
 import { requireScopes } from "../scopes.ts";
 import type { World } from "../store/world.ts";
 import { decodeParams, parseJsonBody, parseWith, queryObject, readBody } from "./inputs.ts";
@@ -20,25 +20,35 @@ export interface Outcome extends Reply {
   dropped: boolean;
 }
 
-interface Input {
+/** One call of an operation, as REST or MCP received it, after authentication and rate limiting. */
+export interface Call {
+  route: Route;
+  principal: Principal;
+  /** Path values, already decoded and checked. */
   params: Map<string, string>;
-  query: unknown;
-  rawBody: unknown;
-  body: unknown;
+  query: Record<string, string | string[]>;
+  /** Reads and parses the JSON body (undefined when none was sent); called once, after the scope check. */
+  readBody(): Promise<unknown>;
+  /** The Idempotency-Key as sent; undefined when absent. */
   idempotencyKey: string | undefined;
 }
 
+export type Executed = Reply & { headers: Record<string, string>; replayed: boolean; dropped: boolean };
+
+interface Input {
+  query: unknown;
+  body: unknown;
+}
+
 const emptyQuery = z.object({}).strict();
-const IN_PROGRESS_RETRY_SEC = 1;
 
 export function errorBody(error: ApiError, requestId: string): unknown {
   return { error: { code: error.code, message: error.message, requestId, ...error.extra } };
 }
 
 /**
- * Serves one /v1 request in the documented order: authentication and rate limit, route, frozen
- * account, scopes, inputs, idempotency, injected faults, then the operation. Bad input always ends
- * as an error reply; only a bug throws.
+ * Serves one /v1 request in the documented order: authentication and rate limit, route, then
+ * `execute`. Bad input always ends as an error reply; only a bug throws.
  */
 export async function serveApi(
   world: World,
@@ -68,43 +78,93 @@ export async function serveApi(
     }
     const { route, params } = resolve(router, method, path);
     outcome.operation = route.operation;
-    if (principal.user.frozen && method !== "GET") {
-      throw new ApiError(403, "account_frozen", "this account is frozen; only reads are allowed");
-    }
-    requireScopes(principal.key.scopes, route.scopes);
-    const input = await readInput(route, request, params, search);
-    if (input.idempotencyKey === undefined) {
-      return merge(outcome, await perform(world, route, principal, input, response, requestId));
-    }
-    const scope = `${principal.key.id}\n${route.operation}\n${input.idempotencyKey}`;
-    const args = fingerprint({ params: Object.fromEntries(params), body: input.rawBody ?? null });
-    const previous = world.idempotency.begin(scope, args, now, IN_PROGRESS_RETRY_SEC);
-    if (previous.kind === "replay") {
-      outcome.headers["Idempotent-Replayed"] = "true";
-      return { ...outcome, ...previous.response, replayed: true };
-    }
-    // This request owns the key until it records or abandons it.
-    try {
-      const result = await perform(world, route, principal, input, response, requestId, (reply, fault) => {
-        const forget = fault?.dropResponse === true && fault.forgetIdempotency === true;
-        if (reply.status < 500 && !forget) {
-          world.idempotency.complete(scope, { status: reply.status, body: reply.body });
-        }
-      });
-      return merge(outcome, result);
-    } finally {
-      world.idempotency.abandon(scope);
-    }
+    const call: Call = {
+      route,
+      principal,
+      params,
+      query: queryObject(search),
+      readBody: async () => parseJsonBody(request, await readBody(request)),
+      idempotencyKey: headerValue(request.headers["idempotency-key"]),
+    };
+    return merge(outcome, await execute(world, call, requestId, () => response.destroy()));
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return merge(outcome, errorReply(error, requestId));
   }
 }
 
-function merge(
-  outcome: Outcome,
-  reply: Reply & { headers?: Record<string, string>; dropped?: boolean },
-): Outcome {
+/**
+ * Runs one operation for an admitted principal: frozen account, scopes, inputs, idempotency,
+ * injected faults, the time a create takes, then the operation. `drop` destroys the connection
+ * when a fault says to act and then not answer.
+ */
+export async function execute(
+  world: World,
+  call: Call,
+  requestId: string,
+  drop: () => void,
+): Promise<Executed> {
+  const { route, principal } = call;
+  const plain = { headers: {}, replayed: false, dropped: false };
+  try {
+    if (principal.user.frozen && route.method !== "GET") {
+      throw new ApiError(403, "account_frozen", "this account is frozen; only reads are allowed");
+    }
+    requireScopes(principal.key.scopes, route.scopes);
+    const query = parseWith(route.query ?? emptyQuery, call.query, "query");
+    const key = idempotencyKey(world, route, call.idempotencyKey);
+    const rawBody = await call.readBody();
+    const input: Input = {
+      query,
+      body: route.body === undefined ? noBody(rawBody) : parseWith(route.body, rawBody, ""),
+    };
+    if (key === undefined)
+      return { ...plain, ...(await perform(world, route, principal, call, input, requestId, drop)) };
+    const now = world.settle();
+    const delayMs = createDelayMs(world, route, input.body);
+    const lenient = world.profile.idempotencyPerOperation;
+    const scope = lenient ? `${principal.key.id}\n${route.operation}\n${key}` : `${principal.key.id}\n${key}`;
+    const args = fingerprint({
+      operation: route.operation,
+      params: Object.fromEntries(call.params),
+      body: rawBody ?? null,
+    });
+    const previous = world.idempotency.begin(scope, args, now, now + delayMs);
+    if (previous.kind === "in_progress") {
+      throw requestInProgress(world.clock.toWallSeconds(Math.max(0, previous.readyAt - now)));
+    }
+    if (previous.kind === "replay") {
+      return { ...plain, ...previous.response, headers: { "Idempotent-Replayed": "true" }, replayed: true };
+    }
+    // This request owns the key until it records or abandons it.
+    try {
+      const result = await perform(
+        world,
+        route,
+        principal,
+        call,
+        input,
+        requestId,
+        drop,
+        delayMs,
+        (reply, fault) => {
+          const forget = fault?.dropResponse === true && fault.forgetIdempotency === true;
+          if (reply.status < 500 && !forget) {
+            world.idempotency.complete(scope, { status: reply.status, body: reply.body });
+          }
+        },
+      );
+      return { ...plain, ...result };
+    } finally {
+      world.idempotency.abandon(scope);
+    }
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { ...plain, ...errorReply(error, requestId) };
+  }
+}
+
+function merge(outcome: Outcome, reply: Executed | (Reply & { headers: Record<string, string> })): Outcome {
   return { ...outcome, ...reply, headers: { ...outcome.headers, ...reply.headers } };
 }
 
@@ -122,32 +182,48 @@ function resolve(
   return { route: match.route, params: decodeParams(match.params) };
 }
 
-async function readInput(
-  route: Route,
-  request: IncomingMessage,
-  params: Map<string, string>,
-  search: string,
-): Promise<Input> {
-  const query = parseWith(route.query ?? emptyQuery, queryObject(search), "query");
-  const idempotencyKey = route.idempotent === true ? readIdempotencyKey(request) : undefined;
-  const rawBody = parseJsonBody(request, await readBody(request));
-  const body = route.body === undefined ? noBody(rawBody) : parseWith(route.body, rawBody, "");
-  return { params, query, rawBody, body, idempotencyKey };
+/** The checked key of an idempotent operation; required unless the profile says otherwise. */
+function idempotencyKey(world: World, route: Route, key: string | undefined): string | undefined {
+  if (route.idempotent !== true) return undefined;
+  if (key === undefined) {
+    if (world.profile.optionalIdempotencyKey) return undefined;
+    throw validationFailed([
+      {
+        path: "header:Idempotency-Key",
+        message:
+          "is required on this operation: send a key unique to this create (1 to 255 characters, no whitespace)",
+      },
+    ]);
+  }
+  const problem = checkIdempotencyKey(key);
+  if (problem !== undefined) throw validationFailed([{ path: "header:Idempotency-Key", message: problem }]);
+  return key;
 }
 
-/** Applies an injected fault, runs the operation, lets the caller record it, then answers or drops. */
+/** Simulated milliseconds a create or order takes before it acts and answers. */
+function createDelayMs(world: World, route: Route, body: unknown): number {
+  if (world.profile.instantCreates || route.takesTime === undefined || !route.takesTime(body)) return 0;
+  const { createMin, createMax } = world.timings;
+  const low = Math.min(createMin, createMax);
+  return Math.round((low + world.random() * (Math.max(createMin, createMax) - low)) * 1000);
+}
+
+/** Applies an injected fault, waits out the create time, runs the operation, lets the caller record it, then answers or drops. */
 async function perform(
   world: World,
   route: Route,
   principal: Principal,
+  call: Call,
   input: Input,
-  response: ServerResponse,
   requestId: string,
+  drop: () => void,
+  delayMs = 0,
   record?: (reply: Reply, fault: ActiveFault | undefined) => void,
 ): Promise<Reply & { headers?: Record<string, string>; dropped?: boolean }> {
   const fault = world.faults.take(route.operation);
   if (fault?.latencyMs !== undefined) await sleep(fault.latencyMs);
   if (fault?.status !== undefined) return errorReply(injected(fault, world), requestId);
+  if (delayMs > 0) await sleep(world.clock.toWallMs(delayMs));
   let reply: Reply & { headers?: Record<string, string> };
   try {
     reply = route.handle({
@@ -156,7 +232,7 @@ async function perform(
       body: input.body,
       query: input.query,
       now: world.settle(),
-      param: (name) => input.params.get(name) ?? "",
+      param: (name) => call.params.get(name) ?? "",
     });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
@@ -164,7 +240,7 @@ async function perform(
   }
   if (reply.binary === undefined) record?.(reply, fault);
   if (fault?.dropResponse === true) {
-    response.destroy();
+    drop();
     return { ...reply, dropped: true };
   }
   return reply;
@@ -174,13 +250,8 @@ function errorReply(error: ApiError, requestId: string): Reply & { headers: Reco
   return { status: error.status, body: errorBody(error, requestId), headers: error.headers };
 }
 
-function readIdempotencyKey(request: IncomingMessage): string | undefined {
-  const value = request.headers["idempotency-key"];
-  if (value === undefined) return undefined;
-  const key = Array.isArray(value) ? value.join(",") : value;
-  const problem = checkIdempotencyKey(key);
-  if (problem !== undefined) throw validationFailed([{ path: "header:Idempotency-Key", message: problem }]);
-  return key;
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(",") : value;
 }
 
 /** Operations without a body accept nothing, or an empty object. */

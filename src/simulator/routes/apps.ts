@@ -46,6 +46,7 @@ export const appRoutes = [
     scopes: ["apps:write", "compute:spend"],
     body: createAppBody,
     idempotent: true,
+    takesTime: () => true,
     handle: ({ world, principal, param, body, now }) => {
       const project = findProject(world, principal, param("projectId"), "editor", "creating an app");
       assertNameFree(world, project.id, body.name);

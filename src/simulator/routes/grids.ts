@@ -29,6 +29,7 @@ export const gridRoutes = [
     scopes: ["pools:write"],
     body: z.object({ name: resourceName, description: z.string().max(500).optional() }).strict(),
     idempotent: true,
+    takesTime: () => true,
     handle: ({ world, principal, body, now }) => {
       const grid: Grid = {
         id: world.ids.guid(),

@@ -37,6 +37,7 @@ export const projectRoutes = [
     scopes: ["projects:write"],
     body: projectBody,
     idempotent: true,
+    takesTime: () => true,
     handle: ({ world, principal, body, now }) => {
       if (principal.key.projectIds.length > 0) {
         throw new ApiError(

@@ -107,6 +107,7 @@ export const serverRoutes = [
     scopes: ["pools:write", "compute:spend"],
     body: provisionBody,
     idempotent: true,
+    takesTime: (body) => !body.dryRun,
     handle: ({ world, principal, body, now }) => {
       const price = checkCatalog(body);
       for (const gridId of body.gridIds)
@@ -144,6 +145,7 @@ export const serverRoutes = [
       .strict()
       .optional(),
     idempotent: true,
+    takesTime: () => true,
     handle: ({ world, principal, param, body, now }) => {
       const server = findServer(world, principal, param("address"));
       if (server.state !== "running" && server.state !== "hibernated") {

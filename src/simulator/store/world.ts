@@ -2,17 +2,20 @@ import { SimClock } from "../clock.ts";
 import { FaultTable } from "../faults.ts";
 import { IdempotencyStore } from "../idempotency.ts";
 import { IdSource } from "../ids.ts";
+import type { Profile } from "../profile.ts";
 import { RateLimiter } from "../rate-limit.ts";
 import { Scheduler } from "../scheduler.ts";
 import type { Timings } from "../timings.ts";
 import type { ApiKey, App, Build, Grid, Order, Project, Server, User } from "./records.ts";
 import { RequestLog } from "./request-log.ts";
+import { Stats } from "./stats.ts";
 
 export interface WorldConfig {
   clock: { start?: Date | string | number; speed: number; frozen: boolean };
   idSeed: string | undefined;
   timings: Timings;
   rateLimits: { perCredential: number; perUser: number; windowSec: number };
+  profile: Profile;
 }
 
 /** Forced failures waiting for the next build, start, order or wake. */
@@ -32,7 +35,9 @@ export class World {
   readonly idempotency = new IdempotencyStore();
   readonly faults = new FaultTable();
   readonly requestLog = new RequestLog(10_000);
+  readonly stats = new Stats();
   timings: Timings;
+  profile: Profile;
 
   readonly users = new Map<string, User>();
   readonly keysByToken = new Map<string, ApiKey>();
@@ -56,6 +61,17 @@ export class World {
     this.ids = new IdSource(config.idSeed);
     this.limiter = new RateLimiter(config.rateLimits);
     this.timings = { ...config.timings };
+    this.profile = { ...config.profile };
+  }
+
+  /** A number in [0, 1): deterministic with an id seed, so harsh choices replay in tests. */
+  random(): number {
+    return Number.parseInt(this.ids.hex("random", 8), 16) / 0x1_0000_0000;
+  }
+
+  /** True with probability `p`. */
+  chance(p: number): boolean {
+    return this.random() < p;
   }
 
   /** The current simulated time, after running every transition that is due. */
