@@ -27,50 +27,77 @@ function header(source: string): string {
 }
 
 export function generateDeployFiles(): DeployFile[] {
-  return [rbacFile(), ...crdFiles(), argocdPatchFile()];
+  return [rbacFile(), namespacedRbacFile(), ...crdFiles(), argocdPatchFile()];
 }
 
+const subjects = [{ kind: "ServiceAccount", name: serviceAccount, namespace: operatorNamespace }];
+
+/** Cluster-wide: the operator reconciles every namespace (or those --namespace names). */
 function rbacFile(): DeployFile {
-  const subjects = [{ kind: "ServiceAccount", name: serviceAccount, namespace: operatorNamespace }];
-  const documents = [
-    withRuleComments({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: "berth-operator", labels },
-      rules: rulesIn("cluster"),
-    }),
-    binding("ClusterRoleBinding", "berth-operator", subjects),
-    withRuleComments({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "Role",
-      metadata: { name: "berth-leader-election", namespace: operatorNamespace, labels },
-      rules: rulesIn("operator-namespace"),
-    }),
-    binding("RoleBinding", "berth-leader-election", subjects),
+  return rbacDocuments("base/rbac.yaml", [
+    role("ClusterRole", "berth-operator", [...rulesIn("watched"), ...rulesIn("cluster")]),
+    binding("ClusterRoleBinding", "berth-operator"),
+    ...leaderElectionRole(),
+    metricsReader(),
     ...userRoles(),
-  ];
+  ]);
+}
+
+/** overlays/namespaced: a Role in the operator's namespace instead of the ClusterRole. */
+function namespacedRbacFile(): DeployFile {
+  return rbacDocuments("overlays/namespaced/rbac.yaml", [
+    role("Role", "berth-operator", rulesIn("watched")),
+    binding("RoleBinding", "berth-operator"),
+    ...leaderElectionRole(),
+    // TokenReview and SubjectAccessReview are cluster-scoped: no Role can grant them.
+    role("ClusterRole", "berth-metrics-auth", rulesIn("cluster")),
+    binding("ClusterRoleBinding", "berth-metrics-auth"),
+    metricsReader(),
+  ]);
+}
+
+function rbacDocuments(path: string, documents: Document[]): DeployFile {
   return {
-    path: "base/rbac.yaml",
+    path,
     content:
       header("src/operator/permissions.ts") +
       documents.map((d) => d.toString({ lineWidth: 0 })).join("---\n"),
   };
 }
 
-type RuleWithWhy = Omit<Permission, "scope"> & Record<string, unknown>;
+function leaderElectionRole(): Document[] {
+  return [
+    role("Role", "berth-leader-election", rulesIn("operator-namespace")),
+    binding("RoleBinding", "berth-leader-election"),
+  ];
+}
+
+type RuleWithWhy = Pick<Permission, "apiGroups" | "resources" | "verbs" | "resourceNames" | "why">;
 
 function rulesIn(scope: Permission["scope"]): RuleWithWhy[] {
   return permissions
     .filter((permission) => permission.scope === scope)
-    .map(({ apiGroups, resources, verbs, why }) => ({ apiGroups, resources, verbs, why }));
+    .map(({ apiGroups, resources, resourceNames, verbs, why }) => ({
+      apiGroups,
+      resources,
+      ...(resourceNames === undefined ? {} : { resourceNames }),
+      verbs,
+      why,
+    }));
 }
 
 /** Each rule's `why` becomes a comment above it rather than a field the apiserver would drop. */
-function withRuleComments(role: { rules: RuleWithWhy[] } & Record<string, unknown>): Document {
-  const document = new Document(role);
-  const rules = document.get("rules");
-  if (!isSeq(rules)) throw new Error("rules did not render as a list");
-  for (const item of rules.items) {
+function role(kind: "ClusterRole" | "Role", name: string, rules: RuleWithWhy[]): Document {
+  const namespace = kind === "Role" ? { namespace: operatorNamespace } : {};
+  const document = new Document({
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind,
+    metadata: { name, ...namespace, labels },
+    rules,
+  });
+  const items = document.get("rules");
+  if (!isSeq(items)) throw new Error("rules did not render as a list");
+  for (const item of items.items) {
     if (!isMap(item)) continue;
     item.commentBefore = ` ${String(item.get("why"))}`;
     item.delete("why");
@@ -78,7 +105,7 @@ function withRuleComments(role: { rules: RuleWithWhy[] } & Record<string, unknow
   return document;
 }
 
-function binding(kind: "ClusterRoleBinding" | "RoleBinding", name: string, subjects: object[]): Document {
+function binding(kind: "ClusterRoleBinding" | "RoleBinding", name: string): Document {
   const namespace = kind === "RoleBinding" ? { namespace: operatorNamespace } : {};
   return new Document({
     apiVersion: "rbac.authorization.k8s.io/v1",
@@ -86,6 +113,16 @@ function binding(kind: "ClusterRoleBinding" | "RoleBinding", name: string, subje
     metadata: { name, ...namespace, labels },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: kind.replace("Binding", ""), name },
     subjects,
+  });
+}
+
+/** Bind it to whoever scrapes /metrics (the Prometheus Operator's own roles already allow it). */
+function metricsReader(): Document {
+  return new Document({
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: "berth-metrics-reader", labels },
+    rules: [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }],
   });
 }
 

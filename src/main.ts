@@ -1,4 +1,11 @@
 #!/usr/bin/env node
-import { runCli } from "./cli/run.ts";
+import { nodeVersionProblem } from "./cli/node-version.ts";
 
+// Checked before the CLI loads: on an older Node its dependencies fail deep inside with no hint why.
+const problem = nodeVersionProblem(process.versions.node);
+if (problem !== undefined) {
+  process.stderr.write(`${problem}\n`);
+  process.exit(2);
+}
+const { runCli } = await import("./cli/run.ts");
 process.exitCode = await runCli(process.argv.slice(2), process.env);

@@ -49,9 +49,17 @@ export function parseConfig<S extends z.ZodType>(
       { type: flag.type ?? "string", multiple: flag.multiple ?? false },
     ]),
   );
+  // parseArgs refuses `--flag=false` for a boolean; take those aside (booleanish validates them).
+  const assigned: Record<string, string> = {};
+  const args = argv.filter((arg) => {
+    const [, name = "", value] = /^--([^=]+)=(.*)$/s.exec(arg) ?? [];
+    if (value === undefined || command.flags[name]?.type !== "boolean") return true;
+    assigned[name] = value;
+    return false;
+  });
   let values: Record<string, unknown>;
   try {
-    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values;
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
@@ -60,6 +68,7 @@ export function parseConfig<S extends z.ZodType>(
     const fromEnv = env[envName(name)];
     const value =
       values[name] ??
+      assigned[name] ??
       (fromEnv === undefined || fromEnv === "" ? undefined : flag.multiple ? fromEnv.split(",") : fromEnv);
     if (value !== undefined) raw[camelCase(name)] = value;
   }
@@ -82,7 +91,7 @@ function kebabCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
-/** Booleans from flags (true) or the environment ("true", "false", "1", "0"). */
+/** Booleans from flags (`--flag`, `--flag=false`) or the environment ("true", "false", "1", "0"). */
 export const booleanish = z
   .union([z.boolean(), z.enum(["true", "false", "1", "0"])])
   .transform((v) => v === true || v === "true" || v === "1");

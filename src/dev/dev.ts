@@ -63,7 +63,13 @@ export async function startDev(options: DevOptions): Promise<DevEnvironment> {
     await createCredentials(kubeConfig, options.namespace, simulator);
 
     const operator: RunningOperator = await startOperator(
-      { namespaces: [options.namespace], metricsAddr: options.metricsAddr, healthAddr: options.healthAddr },
+      {
+        namespaces: [options.namespace],
+        metricsAddr: options.metricsAddr,
+        // On loopback for the person at this machine: plain HTTP, so the printed URL works with curl.
+        metricsSecure: false,
+        healthAddr: options.healthAddr,
+      },
       { logger, registry: new Registry(), kubeConfig },
     );
     stops.push(() => operator.stop());

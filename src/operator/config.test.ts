@@ -6,9 +6,11 @@ describe("operator configuration", () => {
     expect(operatorConfigSchema.parse({})).toEqual({
       namespaces: [],
       metricsAddr: ":8080",
+      metricsSecure: true,
       healthAddr: ":8081",
       leaderElect: false,
       leaderElectionNamespace: "default",
+      watchLabelSelector: "",
       concurrency: 4,
       defaultCredentials: undefined,
       driftInterval: 600_000,
@@ -39,6 +41,7 @@ describe("operator configuration", () => {
       defaultCredentials: "key",
       concurrency: "many",
       hostingBaseUrl: "ftp://x",
+      watchLabelSelector: "berth.dev/shard in shard1",
     });
     expect(result.success).toBe(false);
     const messages = result.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
@@ -48,6 +51,7 @@ describe("operator configuration", () => {
         expect.stringMatching(/^defaultCredentials: must be "namespace\/name"/),
         expect.stringMatching(/^concurrency: must be a whole number/),
         expect.stringMatching(/^hostingBaseUrl: must be an http\(s\) URL/),
+        expect.stringMatching(/^watchLabelSelector: "berth.dev\/shard in shard1" is not a label selector/),
       ]),
     );
   });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LabelSelectorError, parseLabelSelector } from "../runtime/index.ts";
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -25,6 +26,16 @@ const secretRef = z
     return { namespace, name };
   });
 
+/** A label selector as kubectl writes it; empty selects everything. */
+const labelSelector = z.string().superRefine((text, ctx) => {
+  try {
+    parseLabelSelector(text);
+  } catch (error) {
+    if (!(error instanceof LabelSelectorError)) throw error;
+    ctx.addIssue({ code: "custom", message: error.message });
+  }
+});
+
 /** The operator's settings, as `berth operator` flags give them (see docs/operator.md). */
 export const operatorConfigSchema = z.object({
   /** Path of a kubeconfig; default: in-cluster, else $KUBECONFIG or ~/.kube/config. */
@@ -38,9 +49,13 @@ export const operatorConfigSchema = z.object({
     .optional(),
   /** `host:port` or `:port`; empty turns the server off. */
   metricsAddr: z.string().default(":8080"),
+  /** HTTPS, and only for bearer tokens allowed to `get` the non-resource URL /metrics. */
+  metricsSecure: z.boolean().default(true),
   healthAddr: z.string().default(":8081"),
   leaderElect: z.boolean().default(false),
   leaderElectionNamespace: z.string().min(1).default("default"),
+  /** Reconcile only the resources this selects (a shard); empty: all of them. */
+  watchLabelSelector: labelSelector.default(""),
   /** Workers per controller. */
   concurrency: z.coerce
     .number({ message: "must be a whole number from 1 to 256" })

@@ -11,8 +11,11 @@ import {
   controllerRateLimiter,
   EventRecorder,
   KubeClient,
+  kubeAuthorizer,
   kubeEventSink,
   Manager,
+  type ServerSecurity,
+  selfSignedCertificate,
 } from "../runtime/index.ts";
 import { createHostingMetrics } from "../telemetry/hosting-metrics.ts";
 import type { Logger } from "../telemetry/logger.ts";
@@ -20,6 +23,7 @@ import { createMetrics } from "../telemetry/metrics.ts";
 import { type OperatorConfigInput, operatorConfigSchema } from "./config.ts";
 import { controllers } from "./controllers.ts";
 import { InformerSet } from "./informers.ts";
+import { Shard } from "./shard.ts";
 
 export interface OperatorDeps {
   logger: Logger;
@@ -63,17 +67,19 @@ export async function startOperator(
   const kube = new KubeClient(kubeConfig);
   const metrics = createMetrics(registry);
   const identity = `${hostname()}-${process.pid}`;
+  const shard = new Shard(config.watchLabelSelector);
   const manager = new Manager({
     logger,
     metrics,
     ...(config.healthAddr === "" ? {} : { healthAddr: config.healthAddr }),
     ...(config.metricsAddr === "" ? {} : { metricsAddr: config.metricsAddr }),
+    ...(config.metricsAddr !== "" && config.metricsSecure ? { metricsSecurity: metricsSecurity(kube) } : {}),
     ...(config.leaderElect
       ? {
           leaderElection: {
             client: kube,
             namespace: config.leaderElectionNamespace,
-            name: "berth-operator",
+            name: shard.leaseName,
             identity,
           },
         }
@@ -115,18 +121,18 @@ export async function startOperator(
   for (const definition of controllers) {
     const { reconcile, watches } = definition.setup(controllerDeps);
     const informer = informers.get(definition.type);
-    resourceMetrics.track(definition.type.kind ?? definition.name, () => informer.list());
+    resourceMetrics.track(definition.type.kind ?? definition.name, () => shard.source(informer).list());
     const controller = new Controller({
       name: definition.name,
-      informer,
-      reconcile,
+      informer: shard.source(informer),
+      reconcile: shard.reconciler(reconcile, informer),
       logger,
       metrics,
       concurrency: config.concurrency,
       // Failures retried from 1 s up to 5 min: the hosting client already retried quick ones.
       rateLimiter: controllerRateLimiter({ baseDelayMs: 1000, maxDelayMs: 300_000 }),
     });
-    for (const watch of watches) controller.watch(watch.informer, watch.map);
+    for (const watch of watches) controller.watch(watch.informer, shard.keys(watch.map, informer));
     manager.addController(controller);
   }
   informers.seal();
@@ -134,6 +140,8 @@ export async function startOperator(
   logger.info(
     {
       namespaces: config.namespaces.length === 0 ? "all" : config.namespaces,
+      shard: shard.everything ? "all" : shard.selector.text,
+      ...(config.leaderElect ? { lease: `${config.leaderElectionNamespace}/${shard.leaseName}` } : {}),
       controllers: controllers.map((c) => c.name),
     },
     "operator started",
@@ -148,6 +156,14 @@ export async function startOperator(
       await hosting.close();
       await kube.close();
     },
+  };
+}
+
+/** HTTPS with a self-signed certificate (Prometheus scrapes with insecureSkipVerify), for allowed tokens only. */
+function metricsSecurity(kube: KubeClient): ServerSecurity {
+  return {
+    tls: selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
+    authorize: kubeAuthorizer(kube),
   };
 }
 

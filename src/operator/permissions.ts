@@ -9,55 +9,86 @@ export interface Permission {
   apiGroups: readonly string[];
   resources: readonly string[];
   verbs: readonly string[];
-  /** Cluster-wide (ClusterRole), or only in the operator's own namespace (Role). */
-  scope: "cluster" | "operator-namespace";
+  /** Only these objects (e.g. the operator's own Lease); all of them when absent. */
+  resourceNames?: readonly string[];
+  /**
+   * `watched`: objects in the namespaces the operator watches (a ClusterRole, or a Role in the
+   * namespaced install); `operator-namespace`: only its own namespace (a Role); `cluster`:
+   * cluster-scoped APIs, always a ClusterRole.
+   */
+  scope: "watched" | "operator-namespace" | "cluster";
   /** Why the operator needs it; written beside the rule in the generated manifest. */
   why: string;
 }
 
 const plurals = kinds.map((kind) => kind.names.plural);
 
+/** The leader election Lease of an unsharded operator and of the default shard (see src/operator/shard.ts). */
+export const leaseName = "berth-operator";
+
 export const permissions: readonly Permission[] = [
   {
     apiGroups: [group],
     resources: plurals,
     verbs: ["get", "list", "watch", "patch", "update"],
-    scope: "cluster",
+    scope: "watched",
     why: "watch the berth resources it reconciles and add or remove its finalizer",
   },
   {
     apiGroups: [group],
     resources: plurals.map((plural) => `${plural}/status`),
     verbs: ["get", "patch", "update"],
-    scope: "cluster",
+    scope: "watched",
     why: "write conditions, external IDs and progress into status",
   },
   {
     apiGroups: [group],
     resources: plurals.map((plural) => `${plural}/finalizers`),
     verbs: ["update"],
-    scope: "cluster",
+    scope: "watched",
     why: "set finalizers where OwnerReferencesPermissionEnforcement is enabled",
   },
   {
     apiGroups: [""],
     resources: ["secrets"],
     verbs: ["get", "list", "watch"],
-    scope: "cluster",
+    scope: "watched",
     why: "read hosting API keys (credentialsRef, berth-credentials) and secret env values",
   },
   {
     apiGroups: ["events.k8s.io"],
     resources: ["events"],
     verbs: ["create", "patch"],
-    scope: "cluster",
+    scope: "watched",
     why: "record events on the resources it reconciles, and count their repeats",
   },
   {
     apiGroups: ["coordination.k8s.io"],
     resources: ["leases"],
-    verbs: ["get", "create", "update"],
+    verbs: ["get", "update"],
+    resourceNames: [leaseName],
     scope: "operator-namespace",
-    why: "leader election: one replica reconciles at a time",
+    why: "leader election: one replica reconciles at a time (a shard adds its own Lease's name)",
+  },
+  {
+    apiGroups: ["coordination.k8s.io"],
+    resources: ["leases"],
+    verbs: ["create"],
+    scope: "operator-namespace",
+    why: "leader election: create the Lease on first start (create cannot be limited by name)",
+  },
+  {
+    apiGroups: ["authentication.k8s.io"],
+    resources: ["tokenreviews"],
+    verbs: ["create"],
+    scope: "cluster",
+    why: "secure metrics: check the bearer token of a /metrics request",
+  },
+  {
+    apiGroups: ["authorization.k8s.io"],
+    resources: ["subjectaccessreviews"],
+    verbs: ["create"],
+    scope: "cluster",
+    why: "secure metrics: check that the token's user may get /metrics",
   },
 ];

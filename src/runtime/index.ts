@@ -20,8 +20,10 @@ export { ensureFinalizer, hasFinalizer, removeFinalizer } from "./finalizers.ts"
 export { Informer, type InformerOptions } from "./informer.ts";
 export { deepEqual, mergePatch } from "./json.ts";
 export { KubeClient, patchTypes } from "./kube-client.ts";
+export { type LabelSelector, LabelSelectorError, parseLabelSelector } from "./label-selector.ts";
 export { type LeaderElectionOptions, LeaderElector } from "./leader-election.ts";
 export { Manager, type ManagerOptions, type Runnable } from "./manager.ts";
+export { type Authorizer, type Denial, kubeAuthorizer } from "./metrics-auth.ts";
 export { microTime } from "./micro-time.ts";
 export {
   type KubeObject,
@@ -32,8 +34,9 @@ export {
   type ResourceType,
 } from "./object.ts";
 export { Outcome } from "./outcome.ts";
-export { AddressError, parseAddress } from "./probes.ts";
+export { AddressError, parseAddress, type ServerSecurity } from "./probes.ts";
 export { controllerRateLimiter, type RateLimiter } from "./rate-limiter.ts";
+export { type Certificate, selfSignedCertificate } from "./self-signed.ts";
 export { patchStatus, type StatusPatchResult } from "./status.ts";
 export { Store, type StoreHandlers } from "./store.ts";
 export { WorkQueue, type WorkQueueOptions } from "./workqueue.ts";

@@ -2,7 +2,7 @@ import type { Logger } from "../telemetry/logger.ts";
 import type { Metrics } from "../telemetry/metrics.ts";
 import type { Informer } from "./informer.ts";
 import { type LeaderElectionOptions, LeaderElector } from "./leader-election.ts";
-import { ProbeServer } from "./probes.ts";
+import { ProbeServer, type ServerSecurity } from "./probes.ts";
 
 /** Something the manager starts and stops: an informer, a controller, a periodic job. */
 export interface Runnable {
@@ -20,6 +20,8 @@ export interface ManagerOptions {
   healthAddr?: string;
   /** Serves /metrics, e.g. ":8080"; no server when undefined. */
   metricsAddr?: string;
+  /** Serve /metrics over HTTPS to authorized callers only; plain HTTP to anyone when undefined. */
+  metricsSecurity?: ServerSecurity;
   /** Run leader-only work only while holding this lease; without it, this replica always leads. */
   leaderElection?: Omit<LeaderElectionOptions, "logger" | "metrics" | "onStartedLeading" | "onLost">;
   /** Called once leadership is lost and leader-only work was aborted; the CLI exits the process. */
@@ -53,13 +55,16 @@ export class Manager {
         this.ready() ? { status: 200, body: "ok\n" } : { status: 503, body: "informers not synced\n" },
     });
     const { registry } = options.metrics;
-    this.#metricsServer = new ProbeServer({
-      "/metrics": async () => ({
-        status: 200,
-        body: await registry.metrics(),
-        contentType: registry.contentType,
-      }),
-    });
+    this.#metricsServer = new ProbeServer(
+      {
+        "/metrics": async () => ({
+          status: 200,
+          body: await registry.metrics(),
+          contentType: registry.contentType,
+        }),
+      },
+      options.metricsSecurity,
+    );
   }
 
   /** Informers run on every replica, so a new leader starts with warm caches. */

@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { Authorizer } from "./metrics-auth.ts";
+import type { Certificate } from "./self-signed.ts";
 
 export class AddressError extends Error {
   readonly code = "bad_address";
@@ -25,12 +28,20 @@ export function parseAddress(address: string): ListenAddress {
 
 export type Route = () => Promise<{ status: number; body: string; contentType?: string }>;
 
-/** A tiny HTTP server answering GET on fixed paths; anything else is 404. */
-export class ProbeServer {
-  readonly #server: Server;
+/** HTTPS, and every request authorized before it is routed. */
+export interface ServerSecurity {
+  tls: Certificate;
+  authorize: Authorizer;
+}
 
-  constructor(routes: Record<string, Route>) {
-    this.#server = createServer((request, response) => void answer(routes, request, response));
+/** A tiny HTTP(S) server answering GET on fixed paths; anything else is 404. */
+export class ProbeServer {
+  readonly #server: Server | HttpsServer;
+
+  constructor(routes: Record<string, Route>, security?: ServerSecurity) {
+    const handler = (request: IncomingMessage, response: ServerResponse) =>
+      void answer(routes, request, response, security?.authorize);
+    this.#server = security === undefined ? createServer(handler) : createHttpsServer(security.tls, handler);
   }
 
   async listen(address: string): Promise<string> {
@@ -53,7 +64,12 @@ export class ProbeServer {
   }
 }
 
-async function answer(routes: Record<string, Route>, request: IncomingMessage, response: ServerResponse) {
+async function answer(
+  routes: Record<string, Route>,
+  request: IncomingMessage,
+  response: ServerResponse,
+  authorize: Authorizer | undefined,
+) {
   const path = new URL(request.url ?? "/", "http://probe").pathname;
   const route = routes[path];
   if (route === undefined || (request.method !== "GET" && request.method !== "HEAD")) {
@@ -61,6 +77,11 @@ async function answer(routes: Record<string, Route>, request: IncomingMessage, r
     return;
   }
   try {
+    const denial = await authorize?.(request.headers.authorization, path);
+    if (denial !== undefined) {
+      response.writeHead(denial.status, { "content-type": "text/plain" }).end(`${denial.message}\n`);
+      return;
+    }
     const { status, body, contentType = "text/plain; charset=utf-8" } = await route();
     response
       .writeHead(status, { "content-type": contentType })

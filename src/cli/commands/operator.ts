@@ -17,6 +17,11 @@ function podNamespace(): string | undefined {
   }
 }
 
+function metricsUrl(address: string | undefined, secure: boolean | undefined): string {
+  if (address === undefined) return "off";
+  return secure === false ? `http://${address}/metrics` : `https://${address}/metrics (bearer token)`;
+}
+
 export const operatorCommand = defineCommand({
   name: "operator",
   summary: "run the operator: reconcile Apps, Projects, Grids and ServerOrders against the hosting API",
@@ -27,14 +32,24 @@ export const operatorCommand = defineCommand({
       description: "hosting API base URL ending in /v1, for credentials Secrets without baseUrl",
     },
     "metrics-addr": { description: 'address of the /metrics server (default ":8080"; empty: off)' },
+    "metrics-secure": {
+      description:
+        "serve /metrics over HTTPS to bearer tokens allowed to get /metrics (TokenReview, SubjectAccessReview); --metrics-secure=false: plain HTTP (default true)",
+      type: "boolean",
+    },
     "health-addr": {
       description: 'address of the /healthz and /readyz server (default ":8081"; empty: off)',
     },
     "leader-elect": {
-      description: "run controllers only while holding the berth-operator Lease",
+      description:
+        "run controllers only while holding the Lease berth-operator (a shard's own: berth-operator-<selector as a name>)",
       type: "boolean",
     },
     "leader-election-namespace": { description: "namespace of the Lease (default: the pod's, else default)" },
+    "watch-label-selector": {
+      description:
+        'reconcile only resources with these labels, e.g. "berth.dev/shard in (shard1)"; the default shard is "!berth.dev/shard" (default: all)',
+    },
     concurrency: { description: "reconcile workers per controller (default 4)" },
     "default-credentials": {
       description:
@@ -49,9 +64,11 @@ export const operatorCommand = defineCommand({
       namespace: z.array(z.string()).default([]),
       hostingBaseUrl: z.string().optional(),
       metricsAddr: z.string().optional(),
+      metricsSecure: booleanish.default(true),
       healthAddr: z.string().optional(),
       leaderElect: booleanish.default(false),
       leaderElectionNamespace: z.string().optional(),
+      watchLabelSelector: z.string().optional(),
       concurrency: z.string().optional(),
       defaultCredentials: z.string().optional(),
       driftInterval: z.string().optional(),
@@ -84,7 +101,7 @@ export const operatorCommand = defineCommand({
     const operator = await startOperator(config, { logger, registry, onLeadershipLost });
     await operator.ready;
     stdout.write(
-      `berth operator running (health ${operator.addresses.health ?? "off"}, metrics ${operator.addresses.metrics ?? "off"})\n`,
+      `berth operator running (health ${operator.addresses.health ?? "off"}, metrics ${metricsUrl(operator.addresses.metrics, config.metricsSecure)})\n`,
     );
     await untilSignal(leadership.promise);
     await operator.stop();
