@@ -7,7 +7,7 @@ function fakeApiserver(users: Record<string, string>, allowed: string[]) {
   const client: ReviewClient = {
     async call(_method, path, options) {
       calls.push({ path, body: options?.body });
-      const { spec } = options?.body as { spec: Record<string, unknown> };
+      const { spec } = (options?.body ?? { spec: {} }) as { spec: Record<string, unknown> };
       if (path.endsWith("/tokenreviews")) {
         const username = users[String(spec.token)];
         return username === undefined

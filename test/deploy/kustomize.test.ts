@@ -3,9 +3,10 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/cli/command.ts";
 import { commands } from "../../src/cli/run.ts";
+import { Shard } from "../../src/operator/shard.ts";
 import { applyForReal, findObject, kubectl, type Manifest, render, repoRoot } from "./helpers.ts";
 
-const overlays = ["overlays/default", "overlays/monitoring"];
+const overlays = ["overlays/default", "overlays/monitoring", "overlays/namespaced", "overlays/sharded"];
 
 interface Container {
   image: string;
@@ -101,6 +102,49 @@ describe("deploy/ kustomizations on a real apiserver", () => {
     const clusterScoped = ["Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding"];
     for (const object of objects.filter((o) => !clusterScoped.includes(o.kind))) {
       expect(object.metadata.namespace, `${object.kind} ${object.metadata.name}`).toBe("berth-system");
+    }
+  });
+});
+
+describe("the namespaced and sharded installs", () => {
+  it("namespaced: a Role for berth's resources, only review rights cluster-wide, no CRDs", async () => {
+    const { objects } = await render("overlays/namespaced");
+    expect(objects.map((o) => o.kind)).not.toContain("CustomResourceDefinition");
+    expect(objects.map((o) => o.kind)).not.toContain("Namespace");
+    const role = findObject(objects, "Role", "berth-operator").rules as { resources: string[] }[];
+    expect(role.flatMap((rule) => rule.resources)).toContain("apps");
+    for (const clusterRole of objects.filter((o) => o.kind === "ClusterRole")) {
+      const rules = clusterRole.rules as { resources?: string[]; nonResourceURLs?: string[] }[];
+      const reach = rules.flatMap((rule) => rule.resources ?? rule.nonResourceURLs ?? []);
+      expect(reach, clusterRole.metadata.name).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^(tokenreviews|subjectaccessreviews|\/metrics)$/)]),
+      );
+      for (const item of reach) expect(["tokenreviews", "subjectaccessreviews", "/metrics"]).toContain(item);
+    }
+    const { container } = podSpec(findObject(objects, "Deployment"));
+    expect(container.args).toContain("--namespace=$(POD_NAMESPACE)");
+  });
+
+  it("sharded: one Deployment per shard with disjoint selectors, each Lease named in the Role", async () => {
+    const { objects } = await render("overlays/sharded");
+    const deployments = objects.filter((o) => o.kind === "Deployment");
+    const selectors = deployments.map((d) => flag(podSpec(d).container.args, "--watch-label-selector") ?? "");
+    expect(selectors).toEqual([
+      "!berth.dev/shard",
+      "berth.dev/shard in (shard1)",
+      "berth.dev/shard in (shard2)",
+    ]);
+    const matchLabels = deployments.map((d) => JSON.stringify((d.spec as { selector: object }).selector));
+    expect(new Set(matchLabels).size).toBe(deployments.length);
+    const leaseRule = (
+      findObject(objects, "Role", "berth-leader-election").rules as { resourceNames?: string[] }[]
+    )[0];
+    expect(leaseRule?.resourceNames).toEqual(selectors.map((selector) => new Shard(selector).leaseName));
+    const labels = (shard: string | undefined): Record<string, string> =>
+      shard === undefined ? {} : { "berth.dev/shard": shard };
+    for (const shard of [undefined, "shard1", "shard2", "shard3"]) {
+      const owners = selectors.filter((selector) => new Shard(selector).selector.matches(labels(shard)));
+      expect(owners.length, `shard ${shard}`).toBe(shard === "shard3" ? 0 : 1);
     }
   });
 });

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { AuthorizationV1Api } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { operatorNamespace, serviceAccount } from "../../scripts/deploy-manifests.ts";
-import { type Permission, permissions } from "../../src/operator/permissions.ts";
+import { permissions } from "../../src/operator/permissions.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { applyForReal, deployPath, findObject, render } from "./helpers.ts";
 
@@ -17,12 +17,16 @@ const allVerbs = ["get", "list", "watch", "create", "update", "patch", "delete",
 /** Any namespace but the operator's: cluster-wide rules reach it, the leader-election Role must not. */
 const teamNamespace = "team-a";
 
-async function allowed(attributes: {
+interface Attributes {
   group: string;
   resource: string;
   verb: string;
+  /** Empty for cluster-scoped resources. */
   namespace: string;
-}): Promise<boolean> {
+  name?: string;
+}
+
+async function allowed(attributes: Attributes): Promise<boolean> {
   const [resource = "", subresource] = attributes.resource.split("/");
   const review = await kubeConfig()
     .makeApiClient(AuthorizationV1Api)
@@ -32,17 +36,36 @@ async function allowed(attributes: {
   return review.status?.allowed ?? false;
 }
 
-function grants(permission: Permission | undefined, verb: string, namespace: string): boolean {
-  if (permission === undefined || !permission.verbs.includes(verb)) return false;
-  return permission.scope === "cluster" || namespace === operatorNamespace;
+/** What the table grants: a rule of the right scope covering the verb, and the name if it names any. */
+function grants({ group, resource, verb, namespace, name }: Attributes): boolean {
+  return permissions.some(
+    (p) =>
+      p.apiGroups.includes(group) &&
+      p.resources.includes(resource) &&
+      p.verbs.includes(verb) &&
+      (p.scope !== "operator-namespace" || namespace === operatorNamespace) &&
+      (p.resourceNames === undefined || (name !== undefined && p.resourceNames.includes(name))),
+  );
 }
 
-/** Every (group, resource) the table mentions, with the rule that covers it. */
-const cells = permissions.flatMap((permission) =>
-  permission.apiGroups.flatMap((group) =>
-    permission.resources.map((resource) => ({ group, resource, permission })),
+/** Every (group, resource) the table mentions, with where to probe it. */
+const cells = [
+  ...new Map(
+    permissions.flatMap((permission) =>
+      permission.apiGroups.flatMap((group) =>
+        permission.resources.map((resource) => [
+          `${group || "core"} ${resource}`,
+          {
+            group,
+            resource,
+            namespaces: permission.scope === "cluster" ? [""] : [operatorNamespace, teamNamespace],
+            names: [undefined, "someone-else", ...(permission.resourceNames ?? [])],
+          },
+        ]),
+      ),
+    ),
   ),
-);
+];
 
 describe("the operator's RBAC on a real apiserver", () => {
   beforeAll(async () => {
@@ -50,26 +73,25 @@ describe("the operator's RBAC on a real apiserver", () => {
     await applyForReal(JSON.stringify(findObject(objects, "Namespace")));
     await applyForReal(await readFile(deployPath("base", "rbac.yaml"), "utf8"));
     // The RBAC authorizer reads roles from a cache: wait until the new bindings are visible.
-    const first = cells[0];
-    if (first === undefined) throw new Error("the permissions table is empty");
+    const probe = { group: "berth.dev", resource: "apps", verb: "get", namespace: teamNamespace };
     for (let attempt = 0; attempt < 100; attempt++) {
-      const probe = { group: first.group, resource: first.resource, namespace: teamNamespace };
-      if (await allowed({ ...probe, verb: first.permission.verbs[0] ?? "get" })) return;
+      if (await allowed(probe)) return;
       await sleep(100);
     }
     throw new Error("the operator's ClusterRole never took effect");
   });
 
-  it.each(cells.map((cell) => [`${cell.group || "core"} ${cell.resource}`, cell]))(
-    "%s: exactly the verbs in src/operator/permissions.ts, in the right namespaces",
-    async (_, { group, resource, permission }) => {
-      for (const namespace of [operatorNamespace, teamNamespace]) {
-        for (const verb of allVerbs) {
-          const expected = grants(permission, verb, namespace);
-          expect(
-            await allowed({ group, resource, verb, namespace }),
-            `${verb} ${resource} in ${namespace}`,
-          ).toBe(expected);
+  it.each(cells)(
+    "%s: exactly the verbs, namespaces and names in src/operator/permissions.ts",
+    async (_, { group, resource, namespaces, names }) => {
+      for (const namespace of namespaces) {
+        for (const name of names) {
+          for (const verb of allVerbs) {
+            const attributes = { group, resource, verb, namespace, ...(name === undefined ? {} : { name }) };
+            expect(await allowed(attributes), `${verb} ${resource} ${name ?? ""} in ${namespace}`).toBe(
+              grants(attributes),
+            );
+          }
         }
       }
     },
