@@ -18,8 +18,16 @@ function unauthorized(message: string): ApiError {
   return new ApiError(401, "unauthorized", message);
 }
 
-/** Resolves `Authorization: Bearer <key>` to the key and its user. The token never appears in an error. */
-export function authenticate(world: World, authorization: string | undefined, now: number): Principal {
+/**
+ * Resolves `Authorization: Bearer <token>` to the key and its user. OAuth access tokens pass only
+ * with `oauth` set (the MCP server). The token never appears in an error.
+ */
+export function authenticate(
+  world: World,
+  authorization: string | undefined,
+  now: number,
+  oauth = false,
+): Principal {
   if (authorization === undefined || authorization === "") {
     throw unauthorized("no credential: send the API key as 'Authorization: Bearer <key>'");
   }
@@ -28,17 +36,17 @@ export function authenticate(world: World, authorization: string | undefined, no
   if (token === undefined) {
     throw unauthorized("malformed Authorization header: expected 'Bearer <key>'");
   }
-  if (looksLikeOAuthToken(token)) {
+  const isOAuth = looksLikeOAuthToken(token);
+  if (isOAuth && !oauth) {
     throw unauthorized("OAuth access tokens are accepted only by the MCP server; use an API key for REST");
   }
   const key = world.keysByToken.get(token);
   const user = key === undefined ? undefined : world.users.get(key.userId);
-  if (key === undefined || user === undefined) throw unauthorized("the API key is not valid");
-  if (key.revoked) throw unauthorized(`API key ${key.id} was revoked; create a new key`);
+  const [kind, renew] = isOAuth ? ["OAuth access token", "authorize again"] : ["API key", "create a new key"];
+  if (key === undefined || user === undefined) throw unauthorized(`the ${kind} is not valid`);
+  if (key.revoked) throw unauthorized(`${kind} ${key.id} was revoked; ${renew}`);
   if (key.expiresAt !== null && key.expiresAt <= now) {
-    throw unauthorized(
-      `API key ${key.id} expired at ${new Date(key.expiresAt).toISOString()}; create a new key`,
-    );
+    throw unauthorized(`${kind} ${key.id} expired at ${new Date(key.expiresAt).toISOString()}; ${renew}`);
   }
   return { user, key };
 }

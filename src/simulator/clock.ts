@@ -41,6 +41,11 @@ export class SimClock {
     return simMs / (this.frozen ? 1 : this.speed);
   }
 
+  /** A wall-clock duration in simulated milliseconds. */
+  toSimMs(wallMs: number): number {
+    return wallMs * (this.frozen ? 1 : this.speed);
+  }
+
   /** A simulated duration as the whole wall-clock seconds a client should wait (at least 1). */
   toWallSeconds(simMs: number): number {
     const divisor = this.frozen ? 1 : this.speed;

@@ -1,3 +1,5 @@
+import { formatMoney } from "./store/money.ts";
+
 export interface ErrorDetail {
   path: string;
   message: string;
@@ -39,4 +41,14 @@ export function notFound(resourceType: string, id: string): ApiError {
 
 export function conflict(code: string, message: string, extra: Record<string, unknown> = {}): ApiError {
   return new ApiError(409, code, message, extra);
+}
+
+/** 402: the balance doesn't cover an hour of what is being started (amounts in micro-USD). */
+export function insufficientBalance(balance: number, hourlyCost: number, action: string): ApiError {
+  return new ApiError(
+    402,
+    "insufficient_balance",
+    `the balance (${formatMoney(balance)} USD) does not cover one hour (${formatMoney(hourlyCost)} USD) of ${action}; add credits, then try again`,
+    { balance: formatMoney(balance), hourlyCost: formatMoney(hourlyCost), currency: "USD" },
+  );
 }

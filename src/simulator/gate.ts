@@ -12,20 +12,20 @@ export interface Admission {
 }
 
 /**
- * The front door shared by every interface (REST now, MCP later): authenticate, then count the
- * request against the per-credential and per-user windows. Unauthenticated requests are counted
- * per client address.
+ * The front door shared by every interface (REST and MCP): authenticate, then count the request
+ * against the per-credential and per-user windows. Unauthenticated requests are counted per client
+ * address. `oauth` admits OAuth access tokens too (the MCP server).
  */
 export function admit(
   world: World,
-  request: { authorization: string | undefined; clientAddress: string },
+  request: { authorization: string | undefined; clientAddress: string; oauth?: boolean },
   now: number,
 ): Admission {
   const { perCredential, perUser } = world.limiter.limits;
   let principal: Principal | undefined;
   let authError: ApiError | undefined;
   try {
-    principal = authenticate(world, request.authorization, now);
+    principal = authenticate(world, request.authorization, now, request.oauth === true);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     authError = error;

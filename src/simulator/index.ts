@@ -1,4 +1,4 @@
-export type { KeyView, UserView } from "./control/sim-control.ts";
+export type { KeyView, OAuthTokenView, UserView } from "./control/sim-control.ts";
 export { SimControl } from "./control/sim-control.ts";
 export type { Fault } from "./faults.ts";
 export { type Seed, type SeedInput, seedSchema } from "./options.ts";

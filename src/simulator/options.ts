@@ -53,6 +53,24 @@ const keyFields = {
 
 export const newKeySchema = z.object({ userId: z.string().min(1), ...keyFields }).strict();
 
+/** OAuth access tokens: accepted by the MCP server only, never pinned to projects. */
+const oauthToken = z
+  .string()
+  .max(4096)
+  .regex(/^\S+$/, "must not contain whitespace")
+  .refine(looksLikeOAuthToken, "must look like an OAuth access token: oat_…, oauth_… or a JWT");
+
+const oauthFields = {
+  id: z.string().min(1).max(100).optional(),
+  token: oauthToken.optional(),
+  clientId: z.string().min(1).max(100).default("mcp-client"),
+  scopes: z.array(scope).min(1).default(["*"]),
+  /** Absent: one hour of simulated time after it is issued; null: never. */
+  expiresAt: expiresAt.optional(),
+};
+
+export const newOAuthTokenSchema = z.object({ userId: z.string().min(1), ...oauthFields }).strict();
+
 export const seedSchema = z
   .object({
     /** How strictly the spec is read: "harsh" (default), "lenient", or switches over a base. */
@@ -62,6 +80,7 @@ export const seedSchema = z
         newUserSchema.extend({
           id: z.string().min(1).max(100).regex(/^\S+$/, "must not contain whitespace"),
           keys: z.array(z.object({ ...keyFields, token }).strict()).default([]),
+          oauthTokens: z.array(z.object({ ...oauthFields, token: oauthToken }).strict()).default([]),
         }),
       )
       .min(1, "list at least one user"),
@@ -74,12 +93,14 @@ export const seedSchema = z
       if (ids.has(user.id))
         ctx.addIssue({ code: "custom", path: ["users", i, "id"], message: "is used twice" });
       ids.add(user.id);
-      user.keys.forEach((key, j) => {
-        if (tokens.has(key.token)) {
-          ctx.addIssue({ code: "custom", path: ["users", i, "keys", j, "token"], message: "is used twice" });
-        }
-        tokens.add(key.token);
-      });
+      for (const list of ["keys", "oauthTokens"] as const) {
+        user[list].forEach((key, j) => {
+          if (tokens.has(key.token)) {
+            ctx.addIssue({ code: "custom", path: ["users", i, list, j, "token"], message: "is used twice" });
+          }
+          tokens.add(key.token);
+        });
+      }
     });
   });
 

@@ -1,22 +1,51 @@
 import { describe, expect, it } from "vitest";
-import { paginate } from "./pagination.ts";
+import { type PageCutting, paginate } from "./pagination.ts";
 
 const items = Array.from({ length: 5 }, (_, seq) => ({ seq }));
+const full: PageCutting = { fullPages: true, random: () => 0 };
+
+/** Walks every page until nextCursor is null; returns the pages' seqs. */
+function walk(cutting: PageCutting, limit: number): number[][] {
+  const pages: number[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = paginate(items, { limit, filters: { name: "x" }, cutting, ...(cursor ? { cursor } : {}) });
+    pages.push(page.items.map((i) => i.seq));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && pages.length < 100);
+  return pages;
+}
 
 describe("paginate", () => {
-  it("walks the items in seq order until nextCursor is null", () => {
-    const first = paginate(items, { limit: 2, filters: { name: "x" } });
-    expect(first.items.map((i) => i.seq)).toEqual([0, 1]);
-    const second = paginate(items, { limit: 2, cursor: first.nextCursor ?? "", filters: { name: "x" } });
-    const third = paginate(items, { limit: 2, cursor: second.nextCursor ?? "", filters: { name: "x" } });
-    expect([second.items, third.items].map((page) => page.map((i) => i.seq))).toEqual([[2, 3], [4]]);
-    expect(third.nextCursor).toBeNull();
+  it("fullPages: walks the items in seq order, nextCursor null on the last page", () => {
+    expect(walk(full, 2)).toEqual([[0, 1], [2, 3], [4]]);
+  });
+
+  it("harsh: short and empty pages carry a cursor, and every item still comes exactly once", () => {
+    let n = 0;
+    const rolls = [0.1, 0.5, 0.9, 0.9, 0.1, 0.0, 0.9, 0.3, 0.9, 0.9];
+    const harsh: PageCutting = { fullPages: false, random: () => rolls[n++ % rolls.length] ?? 0.9 };
+    const pages = walk(harsh, 2);
+    expect(pages.flat()).toEqual([0, 1, 2, 3, 4]);
+    expect(pages.some((page) => page.length < 2 && page !== pages[pages.length - 1])).toBe(true);
+    expect(pages.some((page) => page.length === 0)).toBe(true);
+  });
+
+  it("harsh: an empty first page carries a cursor that works", () => {
+    let n = 0;
+    const harsh: PageCutting = { fullPages: false, random: () => (n++ < 2 ? 0 : 0.9) };
+    const empty = paginate(items, { limit: 2, filters: {}, cutting: harsh });
+    expect(empty.items).toEqual([]);
+    const next = paginate(items, { limit: 2, filters: {}, cutting: harsh, cursor: empty.nextCursor ?? "" });
+    expect(next.items.map((i) => i.seq)).toEqual([0, 1]);
   });
 
   it("refuses a cursor from other filters, and garbage", () => {
-    const cursor = paginate(items, { limit: 1, filters: { name: "x" } }).nextCursor ?? "";
-    expect(() => paginate(items, { cursor, filters: { name: "y" } })).toThrow(/different filters/);
-    expect(() => paginate(items, { cursor: "garbage", filters: {} })).toThrow(
+    const cursor = paginate(items, { limit: 1, filters: { name: "x" }, cutting: full }).nextCursor ?? "";
+    expect(() => paginate(items, { cursor, filters: { name: "y" }, cutting: full })).toThrow(
+      /different filters/,
+    );
+    expect(() => paginate(items, { cursor: "garbage", filters: {}, cutting: full })).toThrow(
       expect.objectContaining({ code: "validation_failed" }),
     );
   });

@@ -10,27 +10,54 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-const cursorSchema = z.object({ after: z.number().int().nonnegative(), filters: z.string() }).strict();
+const cursorSchema = z.object({ after: z.number().int().min(-1), filters: z.string() }).strict();
+
+/** Whether pages may be cut (the harsh default), and the randomness that cuts them. */
+export interface PageCutting {
+  fullPages: boolean;
+  random(): number;
+}
+
+const SHORT_PAGE_CHANCE = 0.25;
+const OPEN_LAST_PAGE_CHANCE = 0.5;
 
 /**
  * Keyset pagination over items in creation order (`seq`). The cursor is opaque and carries a
- * digest of the filters, so it can't be reused with other filters.
+ * digest of the filters, so it can't be reused with other filters. Unless pages are full, some
+ * come back short or empty with a cursor, and the last one may still carry a cursor to an empty
+ * page: paging ends only at a null `nextCursor`.
  */
 export function paginate<T extends { seq: number }>(
   items: readonly T[],
-  options: { limit?: number | undefined; cursor?: string | undefined; filters: Record<string, unknown> },
+  options: {
+    limit?: number | undefined;
+    cursor?: string | undefined;
+    filters: Record<string, unknown>;
+    cutting: PageCutting;
+  },
 ): Page<T> {
   const filters = fingerprint(options.filters).slice(0, 16);
   const after = options.cursor === undefined ? -1 : decodeCursor(options.cursor, filters);
   const limit = options.limit ?? DEFAULT_LIMIT;
+  const { cutting } = options;
   const sorted = items.filter((item) => item.seq > after).sort((a, b) => a.seq - b.seq);
-  const page = sorted.slice(0, limit);
-  const last = page[page.length - 1];
-  const nextCursor =
-    sorted.length > limit && last !== undefined
-      ? Buffer.from(JSON.stringify({ after: last.seq, filters })).toString("base64url")
-      : null;
+  let page = sorted.slice(0, limit);
+  let more = sorted.length > limit;
+  if (!cutting.fullPages && page.length > 0 && cutting.random() < SHORT_PAGE_CHANCE) {
+    page = page.slice(0, Math.floor(cutting.random() * page.length));
+    more = true;
+  } else if (!cutting.fullPages && !more && page.length > 0 && cutting.random() < OPEN_LAST_PAGE_CHANCE) {
+    more = true;
+  }
+  const position = page[page.length - 1]?.seq ?? after;
+  const nextCursor = more
+    ? Buffer.from(JSON.stringify({ after: position, filters })).toString("base64url")
+    : null;
   return { items: page, nextCursor };
+}
+
+export function pageCutting(world: { profile: { fullPages: boolean }; random(): number }): PageCutting {
+  return { fullPages: world.profile.fullPages, random: () => world.random() };
 }
 
 function decodeCursor(cursor: string, filters: string): number {

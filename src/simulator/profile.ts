@@ -6,7 +6,7 @@ import { z } from "zod";
  */
 export const profileSchema = z
   .object({
-    /** Projects, grids (per user) and apps (per project) with a taken name are `409 name_taken`. */
+    /** A second app with a name taken in its project is `409 name_taken` (projects and grids may always repeat names). */
     uniqueNames: z.boolean(),
     /** The five creates run without an `Idempotency-Key`. */
     optionalIdempotencyKey: z.boolean(),

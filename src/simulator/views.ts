@@ -1,6 +1,6 @@
 import type { StartState } from "./domain/apps.ts";
 import { formatMoney } from "./store/money.ts";
-import type { App, Build, Grid, Order, Project, Server } from "./store/records.ts";
+import type { App, Build, Disguise, Grid, Order, Project, Server } from "./store/records.ts";
 import type { World } from "./store/world.ts";
 
 /** JSON shapes of the records, as docs/simulator.md documents them. */
@@ -37,9 +37,14 @@ export function appView(app: App, start?: StartState) {
   };
 }
 
-export function statusView(app: App) {
+/** The state a client sees: now and then (harsh profile) one the docs don't list, for a moment. */
+function shownState(record: { state: string; disguise?: Disguise }, now: number): string {
+  return record.disguise !== undefined && now < record.disguise.until ? record.disguise.state : record.state;
+}
+
+export function statusView(app: App, now: number) {
   return {
-    state: app.state,
+    state: shownState(app, now),
     targetState: app.targetState,
     nodes: app.nodes.map((n) => ({ id: n.id, state: n.state })),
     errors: app.errors.map((e) => ({ code: e.code, message: e.message, at: iso(e.at) })),
@@ -71,11 +76,11 @@ export function buildView(world: World, build: Build, now: number) {
     id: build.id,
     appId: build.appId,
     projectId: build.projectId,
-    state: build.state,
+    state: shownState(build, now),
     failedStep: build.state === "failed" ? build.failStep : null,
     createdAt: iso(build.createdAt),
     finishedAt: isoOrNull(build.finishedAt),
-    pollAfterSec: finished ? null : pollAfter(world, build.finishesAt - now),
+    ...pollAfterField(world, build.id, finished ? undefined : build.finishesAt - now, now),
   };
 }
 
@@ -102,7 +107,7 @@ export function orderView(world: World, order: Order, now: number) {
   const final = order.state === "completed" || order.state === "failed";
   return {
     id: order.id,
-    state: order.state,
+    state: shownState(order, now),
     csp: order.csp,
     region: order.region,
     zone: order.zone,
@@ -111,12 +116,33 @@ export function orderView(world: World, order: Order, now: number) {
     gridIds: [...order.gridIds],
     servers: [...order.servers],
     error: order.error === null ? null : { ...order.error },
-    pollAfterSec: final ? null : pollAfter(world, order.completesAt - now),
+    ...pollAfterField(world, order.id, final ? undefined : order.completesAt - now, now),
     createdAt: iso(order.createdAt),
   };
 }
 
-/** Seconds (wall clock) until the work should be looked at again: 1 to 10. */
-function pollAfter(world: World, remainingMs: number): number {
-  return Math.min(10, world.clock.toWallSeconds(Math.max(0, remainingMs)));
+/**
+ * `pollAfterSec`: wall-clock seconds (1 to 10) until running work should be looked at again, null
+ * once it has finished, and now and then (harsh profile) absent. What the client is told is
+ * remembered, so a read before that time counts as an early poll.
+ */
+function pollAfterField(
+  world: World,
+  id: string,
+  remainingMs: number | undefined,
+  now: number,
+): { pollAfterSec?: number | null } {
+  if (remainingMs === undefined) {
+    world.stats.hint(id, undefined);
+    return { pollAfterSec: null };
+  }
+  if (!world.profile.pollAfterAlways && world.chance(POLL_AFTER_ABSENT_CHANCE)) {
+    world.stats.hint(id, undefined);
+    return {};
+  }
+  const pollAfterSec = Math.min(10, world.clock.toWallSeconds(Math.max(0, remainingMs)));
+  world.stats.hint(id, now + world.clock.toSimMs(pollAfterSec * 1000));
+  return { pollAfterSec };
 }
+
+const POLL_AFTER_ABSENT_CHANCE = 0.3;

@@ -111,7 +111,16 @@ describe("Control API over HTTP (/_sim)", () => {
     const timings = await control().request<Record<string, number>>("PUT", "/timings", {
       body: { start: 10, build: 1 },
     });
-    expect(timings.body).toEqual({ build: 1, start: 10, wire: 1, stop: 2, order: 20, power: 3 });
+    expect(timings.body).toEqual({
+      build: 1,
+      start: 10,
+      wire: 1,
+      stop: 2,
+      order: 20,
+      power: 3,
+      createMin: 1,
+      createMax: 3,
+    });
     const project = await createProject(h.api);
     const app = await createApp(h.api, project.id);
     h.sim.advanceClock(9);
@@ -197,6 +206,7 @@ describe("Deterministic mode", () => {
       const simulator = await startSimulator({
         idSeed: "fixed",
         clock: { start: "2030-01-01T00:00:00Z", frozen: true },
+        timings: { createMin: 0, createMax: 0 },
       });
       try {
         const api = new Api(simulator.baseUrl, simulator.demoKey);

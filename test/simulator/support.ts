@@ -160,7 +160,9 @@ export const START = "2030-01-15T00:00:00.000Z";
 
 /**
  * One in-process simulator per describe block (port 0, control API on, frozen clock, seeded ids),
- * reset before every test so tests don't see each other's objects.
+ * reset before every test so tests don't see each other's objects. The conformance suite checks
+ * each documented rule in the lenient profile, where nothing random happens; harsh.test.ts checks
+ * the harsh defaults and that each switch restores its lenient choice.
  */
 export function useSimulator(options: SimulatorOptions = {}): Harness {
   let running: RunningSimulator | undefined;
@@ -169,6 +171,7 @@ export function useSimulator(options: SimulatorOptions = {}): Harness {
       controlApi: true,
       clock: { start: START, frozen: true },
       idSeed: "conformance",
+      profile: "lenient",
       ...options,
     });
   });
@@ -207,8 +210,15 @@ export function expectError(response: Response<unknown>, status: number, code: s
   return error;
 }
 
+let keys = 0;
+/** A fresh Idempotency-Key, as a correct client sends on every create. */
+export function newKey(): { headers: Record<string, string> } {
+  keys++;
+  return { headers: { "idempotency-key": `test-${process.pid}-${Date.now()}-${keys}` } };
+}
+
 export async function createProject(api: Api, name = "project"): Promise<Project> {
-  const response = await api.post<Project>("/projects", { name });
+  const response = await api.post<Project>("/projects", { name }, newKey());
   expect(response.status).toBe(201);
   return response.body;
 }
@@ -223,11 +233,11 @@ export async function createApp(
   projectId: string,
   body: Record<string, unknown> = {},
 ): Promise<App> {
-  const response = await api.post<App>(`/projects/${projectId}/apps`, {
-    name: "web",
-    config: imageConfig,
-    ...body,
-  });
+  const response = await api.post<App>(
+    `/projects/${projectId}/apps`,
+    { name: "web", config: imageConfig, ...body },
+    newKey(),
+  );
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body;
 }

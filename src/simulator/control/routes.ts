@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { faultSchema } from "../faults.ts";
 import type { Method, Reply } from "../http/route.ts";
-import { money, newKeySchema, newUserSchema } from "../options.ts";
+import { money, newKeySchema, newOAuthTokenSchema, newUserSchema } from "../options.ts";
 import { profileInputSchema } from "../profile.ts";
 import { timingsSchema } from "../timings.ts";
 import { failureSchema, type SimControl, shareSchema } from "./sim-control.ts";
@@ -43,6 +43,12 @@ export const controlRoutes: readonly ControlRoute[] = [
     handle: (c) => created(c.sim.addUser(c.body)),
   }),
   route({ method: "POST", path: "/keys", body: newKeySchema, handle: (c) => created(c.sim.addKey(c.body)) }),
+  route({
+    method: "POST",
+    path: "/oauth-tokens",
+    body: newOAuthTokenSchema,
+    handle: (c) => created(c.sim.addOAuthToken(c.body)),
+  }),
   route({
     method: "DELETE",
     path: "/keys/{keyId}",

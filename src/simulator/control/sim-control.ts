@@ -6,7 +6,8 @@ import { BUILD_STEPS } from "../domain/builds.ts";
 import { notFound, validationFailed } from "../errors.ts";
 import { type ActiveFault, faultSchema } from "../faults.ts";
 import { parseWith } from "../http/inputs.ts";
-import { money, newKeySchema, newUserSchema, type Seed, toMicros } from "../options.ts";
+import { addOAuthToken } from "../mcp/oauth.ts";
+import { money, newKeySchema, newOAuthTokenSchema, newUserSchema, type Seed, toMicros } from "../options.ts";
 import { type Profile, type ProfileInput, profileInputSchema, resolveProfile } from "../profile.ts";
 import { createWorld } from "../store/bootstrap.ts";
 import { formatMoney } from "../store/money.ts";
@@ -49,6 +50,15 @@ export interface KeyView {
   expiresAt: string | null;
 }
 
+export interface OAuthTokenView {
+  id: string;
+  token: string;
+  userId: string;
+  clientId: string;
+  scopes: string[];
+  expiresAt: string | null;
+}
+
 /** The in-process control of a running simulator; the /_sim HTTP API calls the same methods. */
 export class SimControl {
   readonly #holder: { world: World };
@@ -88,6 +98,20 @@ export class SimControl {
       scopes: [...key.scopes],
       projectIds: [...key.projectIds],
       expiresAt: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
+    };
+  }
+
+  /** An OAuth access token, accepted by the MCP server only; `revokeKey(id)` revokes it. */
+  addOAuthToken(input: z.input<typeof newOAuthTokenSchema>): OAuthTokenView {
+    const parsed = parseWith(newOAuthTokenSchema, input, "");
+    const token = addOAuthToken(this.#world, parsed, this.#world.settle());
+    return {
+      id: token.id,
+      token: token.token,
+      userId: token.userId,
+      clientId: parsed.clientId,
+      scopes: [...token.scopes],
+      expiresAt: token.expiresAt === null ? null : new Date(token.expiresAt).toISOString(),
     };
   }
 

@@ -1,6 +1,6 @@
 import type { App, AppState, Build, User } from "../store/records.ts";
 import type { World } from "../store/world.ts";
-import { accrue, changeSpend, payerOf } from "./billing.ts";
+import { accrue, appHourlyCost, canAfford, changeSpend, payerOf } from "./billing.ts";
 import { activeBuild, queueBuild } from "./builds.ts";
 import { appendLog, KEPT_LINES } from "./logs.ts";
 import { placementProblem } from "./placement.ts";
@@ -58,7 +58,8 @@ export function redeploy(world: World, app: App, now: number, options: { sourceC
     startBuild(world, app, now);
     return;
   }
-  const placementMayChange = app.state === "start_blocked" && app.waitingFor === "placement";
+  const placementMayChange =
+    world.profile.selfHealing && app.state === "start_blocked" && app.waitingFor === "placement";
   if (app.state === "running" || app.state === "provisioning" || placementMayChange) advance(world, app, now);
 }
 
@@ -73,13 +74,14 @@ export function startBuild(world: World, app: App, now: number): Build {
   return build;
 }
 
-/** Resumes apps waiting for balance or placement whose cause went away. */
+/** Resumes apps waiting for balance or placement whose cause went away (lenient only: the harsh service waits for a start). */
 export function resumeWaiting(world: World, now: number): void {
+  if (!world.profile.selfHealing) return;
   for (const app of world.apps.values()) {
     if (app.targetState !== "running" || app.waitingFor === null) continue;
     const ready =
       app.waitingFor === "balance"
-        ? (payerOf(world, app)?.balance ?? 0) > 0
+        ? canAfford(world, payerOf(world, app)?.balance ?? 0, appHourlyCost(app))
         : placementProblem(world, app) === undefined;
     if (ready) advance(world, app, now);
   }
@@ -98,7 +100,7 @@ export function deferRunningApps(world: World, user: User, now: number): void {
 function advance(world: World, app: App, now: number): StartState {
   const payer = payerOf(world, app);
   if (payer !== undefined) accrue(world, payer, now);
-  if (payer === undefined || payer.balance <= 0) {
+  if (payer === undefined || !canAfford(world, payer.balance, appHourlyCost(app))) {
     deferForBalance(world, app, now);
     return "deferred";
   }
@@ -130,6 +132,11 @@ function provision(world: World, app: App, now: number): void {
   });
   app.waitingFor = null;
   setState(app, "provisioning", now);
+  app.disguise = world.maybeDisguise(
+    "pending_capacity",
+    now,
+    now + Math.min(1000, world.timings.start * 500),
+  );
   world.after(now, world.timings.start, (at) => {
     if (app.generation !== generation) return;
     if (fails) {
@@ -176,7 +183,10 @@ function deferForBalance(world: World, app: App, now: number): void {
     app,
     now,
     "deferred",
-    { code: "insufficient_balance", message: "the account balance is used up; add credits to start the app" },
+    {
+      code: "insufficient_balance",
+      message: "the balance does not cover an hour of this app; add credits, then start the app again",
+    },
     "balance",
   );
 }

@@ -11,6 +11,20 @@ function nodeHourlyRate(app: App): number {
   return Math.round(cpu * 20_000 + (memoryMb / 1024) * 4_000 + gpu * 500_000 + volumeGb * 100);
 }
 
+/** What the app costs per hour once started: every node it starts with. */
+export function appHourlyCost(app: App): number {
+  return nodeHourlyRate(app) * Math.max(1, app.config.instances.min);
+}
+
+/**
+ * Whether the balance allows starting compute that costs `hourlyCost` per hour: one hour of it,
+ * or (lenient) any positive balance.
+ */
+export function canAfford(world: World, balance: number, hourlyCost: number): boolean {
+  if (balance <= 0) return false;
+  return world.profile.positiveBalanceSuffices || balance >= hourlyCost;
+}
+
 /** Running servers cost their price; hibernated ones keep paying for their disk (10 %). */
 function serverHourlyRate(server: Server): number {
   switch (server.state) {

@@ -28,6 +28,7 @@ export function queueBuild(
     finishedAt: null,
     logs: [],
   };
+  build.disguise = world.maybeDisguise("preparing", now, now + buildMs * 0.15);
   world.builds.set(build.id, build);
   app.buildId = build.id;
   appendLog(build.logs, now, "build", `build ${build.id} queued`);

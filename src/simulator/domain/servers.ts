@@ -36,6 +36,7 @@ export function placeOrder(world: World, request: OrderRequest, now: number): Or
     createdAt: now,
     completesAt: now + orderMs,
   };
+  order.disguise = world.maybeDisguise("pending_capacity", now, now + orderMs * 0.2);
   world.orders.set(order.id, order);
   world.scheduler.schedule(now + orderMs * 0.2, (at) => beginProvisioning(world, order, at));
   world.scheduler.schedule(order.completesAt, (at) => completeOrder(world, order, at));

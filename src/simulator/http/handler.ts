@@ -3,6 +3,8 @@ import type { Logger } from "pino";
 import type { ControlRoute } from "../control/routes.ts";
 import type { SimControl } from "../control/sim-control.ts";
 import { ApiError } from "../errors.ts";
+import { serveMcp } from "../mcp/serve.ts";
+import { buildTools, type Tool } from "../mcp/tool-table.ts";
 import type { World } from "../store/world.ts";
 import { decodeParams, parseJsonBody, parseWith, queryObject, readBody } from "./inputs.ts";
 import type { Route } from "./route.ts";
@@ -17,16 +19,22 @@ export interface HandlerDeps {
   logger: Logger;
 }
 
-/** The node:http request listener: /v1 (the API), /_sim (control), /healthz. */
+/** The node:http request listener: /v1 (the API), /mcp (its MCP tools), /_sim (control), /healthz. */
 export function createRequestListener(
   deps: HandlerDeps,
 ): (request: IncomingMessage, response: ServerResponse) => void {
+  const mcpTools = buildTools();
   return (request, response) => {
-    void handle(deps, request, response);
+    void handle(deps, mcpTools, request, response);
   };
 }
 
-async function handle(deps: HandlerDeps, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(
+  deps: HandlerDeps,
+  mcpTools: ReadonlyMap<string, Tool>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const world = deps.holder.world;
   const requestId = world.ids.prefixed("req");
   const url = request.url ?? "/";
@@ -35,8 +43,11 @@ async function handle(deps: HandlerDeps, request: IncomingMessage, response: Ser
   const search = queryAt === -1 ? "" : url.slice(queryAt + 1);
   let outcome: Outcome;
   try {
-    if (path === "/v1" || path.startsWith("/v1/")) {
-      outcome = await serveApi(world, deps.api, request, response, path, search, requestId);
+    if (path === "/v1" || path.startsWith("/v1/") || path === "/mcp") {
+      outcome =
+        path === "/mcp"
+          ? await serveMcp({ world, tools: mcpTools, logger: deps.logger }, request, response, requestId)
+          : await serveApi(world, deps.api, request, response, path, search, requestId);
       world.stats.countRequest(outcome.operation, outcome.status);
       world.requestLog.add({
         at: new Date(world.clock.now()).toISOString(),

@@ -11,6 +11,7 @@ import type { World } from "../store/world.ts";
 import { decodeParams, parseJsonBody, parseWith, queryObject, readBody } from "./inputs.ts";
 import type { Reply, Route } from "./route.ts";
 import type { Router } from "./router.ts";
+import { withUnknownFields } from "./unknown-fields.ts";
 
 export interface Outcome extends Reply {
   headers: Record<string, string>;
@@ -234,6 +235,9 @@ async function perform(
       now: world.settle(),
       param: (name) => call.params.get(name) ?? "",
     });
+    if (reply.body !== undefined && !world.profile.documentedFieldsOnly) {
+      reply = { ...reply, body: withUnknownFields(reply.body, world.nextSeq()) };
+    }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     reply = errorReply(error, requestId);

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { findApp } from "../access.ts";
 import { catchUpLogs, requestStart, start, startBuild, stop } from "../domain/apps.ts";
-import { accrue, payerOf } from "../domain/billing.ts";
+import { accrue, appHourlyCost, canAfford, payerOf } from "../domain/billing.ts";
 import { DEFAULT_LOG_BYTES, exportLogs, MAX_LOG_BYTES } from "../domain/logs.ts";
-import { ApiError, conflict } from "../errors.ts";
+import { conflict, insufficientBalance } from "../errors.ts";
 import { queryInt } from "../http/query.ts";
 import { defineRoute, type RouteContext } from "../http/route.ts";
+import { requireScopes } from "../scopes.ts";
 import { formatMoney } from "../store/money.ts";
 import type { App } from "../store/records.ts";
 import type { World } from "../store/world.ts";
@@ -30,25 +31,20 @@ function app(context: Context, role: "viewer" | "editor", action: string): App {
   );
 }
 
-function accepted(target: App) {
+/** 202; the body (the status after the call) only when the profile promises one. */
+function accepted(world: World, target: App) {
+  if (!world.profile.acceptedBodies) return { status: 202 };
   return { status: 202, body: { state: target.state, targetState: target.targetState } };
 }
 
-/** Starting compute needs credits: 402 while the balance is used up. */
+/** Starting compute needs credits: 402 unless the balance covers an hour of the app. */
 function requireBalance(world: World, target: App, now: number): void {
   const payer = payerOf(world, target);
   if (payer === undefined) return;
   accrue(world, payer, now);
-  if (payer.balance <= 0) {
-    throw new ApiError(
-      402,
-      "insufficient_balance",
-      "the account balance is used up; add credits, then start again",
-      {
-        balance: formatMoney(payer.balance),
-      },
-    );
-  }
+  const hourlyCost = appHourlyCost(target);
+  if (!canAfford(world, payer.balance, hourlyCost))
+    throw insufficientBalance(payer.balance, hourlyCost, "starting the app");
 }
 
 export const appActionRoutes = [
@@ -57,7 +53,7 @@ export const appActionRoutes = [
     method: "GET",
     path: `${APP_PATH}/status`,
     scopes: ["apps:read"],
-    handle: (c) => ({ status: 200, body: statusView(app(c, "viewer", "reading app status")) }),
+    handle: (c) => ({ status: 200, body: statusView(app(c, "viewer", "reading app status"), c.now) }),
   }),
   defineRoute({
     operation: "startApp",
@@ -68,7 +64,7 @@ export const appActionRoutes = [
       const target = app(c, "editor", "starting an app");
       requireBalance(c.world, target, c.now);
       start(c.world, target, c.now);
-      return accepted(target);
+      return accepted(c.world, target);
     },
   }),
   defineRoute({
@@ -79,7 +75,7 @@ export const appActionRoutes = [
     handle: (c) => {
       const target = app(c, "editor", "stopping an app");
       stop(c.world, target, c.now);
-      return accepted(target);
+      return accepted(c.world, target);
     },
   }),
   defineRoute({
@@ -91,7 +87,7 @@ export const appActionRoutes = [
       const target = app(c, "editor", "restarting an app");
       requireBalance(c.world, target, c.now);
       requestStart(c.world, target, c.now);
-      return accepted(target);
+      return accepted(c.world, target);
     },
   }),
   defineRoute({
@@ -100,6 +96,9 @@ export const appActionRoutes = [
     path: `${APP_PATH}/builds`,
     scopes: ["apps:write"],
     handle: (c) => {
+      if (!c.world.profile.spendOnlyForSizing) {
+        requireScopes(c.principal.key.scopes, ["apps:write", "compute:spend"]);
+      }
       const target = app(c, "editor", "triggering a build");
       if (target.source === undefined) {
         throw conflict(
@@ -107,7 +106,9 @@ export const appActionRoutes = [
           `app ${target.id} runs an image and has no repository source to build`,
         );
       }
-      return { status: 202, body: buildView(c.world, startBuild(c.world, target, c.now), c.now) };
+      const build = startBuild(c.world, target, c.now);
+      if (!c.world.profile.acceptedBodies) return { status: 202 };
+      return { status: 202, body: buildView(c.world, build, c.now) };
     },
   }),
   defineRoute({

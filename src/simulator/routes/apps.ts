@@ -6,7 +6,7 @@ import { forgetApp, redeploy, requestStart } from "../domain/apps.ts";
 import { conflict, notFound, validationFailed } from "../errors.ts";
 import { pageQuery, queryString } from "../http/query.ts";
 import { defineRoute } from "../http/route.ts";
-import { paginate } from "../pagination.ts";
+import { pageCutting, paginate } from "../pagination.ts";
 import { requireScopes } from "../scopes.ts";
 import type { App } from "../store/records.ts";
 import type { World } from "../store/world.ts";
@@ -35,7 +35,11 @@ export const appRoutes = [
       );
       if (visible.length === 0 && !project.members.has(principal.user.id))
         throw notFound("project", projectId);
-      const page = paginate(visible, { ...query, filters: { projectId, name: query.name } });
+      const page = paginate(visible, {
+        ...query,
+        filters: { projectId, name: query.name },
+        cutting: pageCutting(world),
+      });
       return { status: 200, body: { items: page.items.map((a) => appView(a)), nextCursor: page.nextCursor } };
     },
   }),
@@ -104,7 +108,10 @@ export const appRoutes = [
     handle: ({ world, principal, param, body, now }) => {
       const app = findApp(world, principal, param("projectId"), param("appId"), "editor", "updating an app");
       const plan = planUpdate(app, body);
-      if (plan.changed.compute) requireScopes(principal.key.scopes, ["apps:write", "compute:spend"]);
+      const redeploys = plan.changed.config || plan.changed.source;
+      if (plan.changed.compute || (redeploys && !world.profile.spendOnlyForSizing)) {
+        requireScopes(principal.key.scopes, ["apps:write", "compute:spend"]);
+      }
       const role = appRole(world, app, principal) ?? "viewer";
       if (plan.changed.gridPriorities) {
         requireRole(role, "owner", "changing grid targeting");
@@ -146,7 +153,9 @@ export const appRoutes = [
   }),
 ];
 
+/** Names repeat at the harsh service; `uniqueNames` makes a taken app name a conflict. */
 function assertNameFree(world: World, projectId: string, name: string): void {
+  if (!world.profile.uniqueNames) return;
   for (const app of world.apps.values()) {
     if (app.projectId === projectId && app.name === name) {
       throw conflict("name_taken", `project ${projectId} already has an app named "${name}" (${app.id})`, {

@@ -3,7 +3,7 @@ import { accrue, costsBetween, type Invoice, invoicesOf } from "../domain/billin
 import { notFound, validationFailed } from "../errors.ts";
 import { pageQuery } from "../http/query.ts";
 import { defineRoute } from "../http/route.ts";
-import { paginate } from "../pagination.ts";
+import { pageCutting, paginate } from "../pagination.ts";
 import { textPdf } from "../pdf.ts";
 import { formatMoney } from "../store/money.ts";
 import type { User } from "../store/records.ts";
@@ -75,7 +75,7 @@ export const billingRoutes = [
     query: z.object(pageQuery).strict(),
     handle: ({ world, principal: { user }, query, now }) => {
       accrue(world, user, now);
-      const page = paginate(invoicesOf(user, now), { ...query, filters: {} });
+      const page = paginate(invoicesOf(user, now), { ...query, filters: {}, cutting: pageCutting(world) });
       return { status: 200, body: { items: page.items.map(invoiceView), nextCursor: page.nextCursor } };
     },
   }),

@@ -10,10 +10,11 @@ export const buildRoutes = [
     method: "GET",
     path: "/builds/{buildId}",
     scopes: ["apps:read"],
-    handle: ({ world, principal, param, now }) => ({
-      status: 200,
-      body: buildView(world, findBuild(world, principal, param("buildId")), now),
-    }),
+    handle: ({ world, principal, param, now }) => {
+      const build = findBuild(world, principal, param("buildId"));
+      world.stats.poll("getBuild", build.id, now);
+      return { status: 200, body: buildView(world, build, now) };
+    },
   }),
   defineRoute({
     operation: "getBuildLogs",

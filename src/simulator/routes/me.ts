@@ -6,18 +6,21 @@ export const meRoutes = [
     method: "GET",
     path: "/me",
     scopes: [],
-    handle: ({ principal: { user, key } }) => ({
-      status: 200,
-      body: {
-        user: { id: user.id, email: user.email },
-        apiKey: {
-          id: key.id,
-          scopes: [...key.scopes],
-          projectIds: [...key.projectIds],
-          expiresAt: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
+    handle: ({ principal: { user, key } }) => {
+      const grant = {
+        scopes: [...key.scopes],
+        expiresAt: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
+      };
+      const oauth = key.oauthClient;
+      return {
+        status: 200,
+        body: {
+          user: { id: user.id, email: user.email },
+          // An OAuth access token (MCP only) shows its client instead of a key.
+          apiKey: oauth === undefined ? { id: key.id, ...grant, projectIds: [...key.projectIds] } : null,
+          oauthClient: oauth === undefined ? null : { clientId: oauth.clientId, tokenId: key.id, ...grant },
         },
-        oauthClient: null,
-      },
-    }),
+      };
+    },
   }),
 ];

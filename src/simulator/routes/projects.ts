@@ -4,7 +4,7 @@ import { forgetApp } from "../domain/apps.ts";
 import { ApiError, conflict } from "../errors.ts";
 import { pageQuery, queryString } from "../http/query.ts";
 import { defineRoute } from "../http/route.ts";
-import { paginate } from "../pagination.ts";
+import { pageCutting, paginate } from "../pagination.ts";
 import type { Project } from "../store/records.ts";
 import { projectView } from "../views.ts";
 import { resourceName } from "./app-schemas.ts";
@@ -26,7 +26,11 @@ export const projectRoutes = [
           (pinned.length === 0 || pinned.includes(p.id)) &&
           (query.name === undefined || p.name === query.name),
       );
-      const page = paginate(visible, { ...query, filters: { name: query.name } });
+      const page = paginate(visible, {
+        ...query,
+        filters: { name: query.name },
+        cutting: pageCutting(world),
+      });
       return { status: 200, body: { items: page.items.map(projectView), nextCursor: page.nextCursor } };
     },
   }),

@@ -2,12 +2,12 @@ import { z } from "zod";
 import { findGrid, findServer } from "../access.ts";
 import type { Principal } from "../auth.ts";
 import { findInstanceType, findRegion, findZone, NATIVE_CSP } from "../catalog.ts";
-import { accrue } from "../domain/billing.ts";
+import { accrue, canAfford } from "../domain/billing.ts";
 import { placeOrder, power, removeServer } from "../domain/servers.ts";
-import { ApiError, type ErrorDetail, notFound, validationFailed } from "../errors.ts";
+import { ApiError, type ErrorDetail, insufficientBalance, notFound, validationFailed } from "../errors.ts";
 import { pageQuery, queryArray } from "../http/query.ts";
 import { defineRoute } from "../http/route.ts";
-import { paginate } from "../pagination.ts";
+import { pageCutting, paginate } from "../pagination.ts";
 import { requireScopes } from "../scopes.ts";
 import { formatMoney } from "../store/money.ts";
 import type { Server } from "../store/records.ts";
@@ -59,7 +59,11 @@ export const serverRoutes = [
           (query.orderId === undefined || s.orderId === query.orderId) &&
           (query.gridId === undefined || query.gridId.some((id) => s.gridIds.includes(id))),
       );
-      const page = paginate(owned, { ...query, filters: { orderId: query.orderId, gridId: query.gridId } });
+      const page = paginate(owned, {
+        ...query,
+        filters: { orderId: query.orderId, gridId: query.gridId },
+        cutting: pageCutting(world),
+      });
       return { status: 200, body: { items: page.items.map(serverView), nextCursor: page.nextCursor } };
     },
   }),
@@ -71,7 +75,7 @@ export const serverRoutes = [
     query: z.object(pageQuery).strict(),
     handle: ({ world, principal, query, now }) => {
       const owned = [...world.orders.values()].filter((o) => o.ownerId === principal.user.id);
-      const page = paginate(owned, { ...query, filters: {} });
+      const page = paginate(owned, { ...query, filters: {}, cutting: pageCutting(world) });
       return {
         status: 200,
         body: { items: page.items.map((o) => orderView(world, o, now)), nextCursor: page.nextCursor },
@@ -87,6 +91,7 @@ export const serverRoutes = [
       const order = world.orders.get(param("orderId"));
       if (order === undefined || order.ownerId !== principal.user.id)
         throw notFound("order", param("orderId"));
+      world.stats.poll("getOrder", order.id, now);
       return { status: 200, body: orderView(world, order, now) };
     },
   }),
@@ -129,7 +134,7 @@ export const serverRoutes = [
           },
         };
       }
-      requireBalance(world, principal, now);
+      requireBalance(world, principal, price * body.count, now);
       const { dryRun: _, ...request } = body;
       const order = placeOrder(world, { ...request, ownerId: principal.user.id }, now);
       return { status: 202, body: orderView(world, order, now) };
@@ -159,8 +164,8 @@ export const serverRoutes = [
         );
       }
       const instanceType = body?.instanceType ?? server.instanceType;
-      checkCatalog({ ...placementOf(server), instanceType });
-      requireBalance(world, principal, now);
+      const price = checkCatalog({ ...placementOf(server), instanceType });
+      requireBalance(world, principal, price, now);
       removeServer(world, server, "retiring", now);
       const order = placeOrder(
         world,
@@ -185,7 +190,8 @@ export const serverRoutes = [
     handle: ({ world, principal, body, now }) => {
       if (body.action === "wake") requireScopes(principal.key.scopes, ["pools:write", "compute:spend"]);
       const servers = owned(world, principal, body.addresses);
-      return { status: 202, body: { items: servers.map((s) => power(world, s, body.action, now)) } };
+      const items = servers.map((s) => power(world, s, body.action, now));
+      return world.profile.acceptedBodies ? { status: 202, body: { items } } : { status: 202 };
     },
   }),
   defineRoute({
@@ -208,6 +214,7 @@ export const serverRoutes = [
           removeServer(world, server, "deprovisioning", now);
         }
       }
+      if (!world.profile.acceptedBodies) return { status: 202 };
       return { status: 202, body: { items: servers.map((s) => ({ address: s.address, state: s.state })) } };
     },
   }),
@@ -236,17 +243,11 @@ function checkCatalog(body: Pick<ProvisionInput, "csp" | "region" | "zone" | "in
   return type.hourlyPrice;
 }
 
-function requireBalance(world: World, principal: Principal, now: number): void {
+/** A real order needs the balance to cover one hour of the servers it adds. */
+function requireBalance(world: World, principal: Principal, hourlyCost: number, now: number): void {
   accrue(world, principal.user, now);
-  if (principal.user.balance <= 0) {
-    throw new ApiError(
-      402,
-      "insufficient_balance",
-      "the account balance is used up; add credits before ordering",
-      {
-        balance: formatMoney(principal.user.balance),
-      },
-    );
+  if (!canAfford(world, principal.user.balance, hourlyCost)) {
+    throw insufficientBalance(principal.user.balance, hourlyCost, "the servers ordered");
   }
 }
 

@@ -1,5 +1,6 @@
 import { addKey, addUser } from "../domain/accounts.ts";
 import { deferRunningApps } from "../domain/apps.ts";
+import { addOAuthToken } from "../mcp/oauth.ts";
 import { type Seed, toMicros } from "../options.ts";
 import { MICROS } from "./money.ts";
 import { World, type WorldConfig } from "./world.ts";
@@ -23,6 +24,7 @@ export function createWorld(
   for (const user of seed.users) {
     addUser(world, { ...user, balance: toMicros(user.balance) }, now);
     for (const key of user.keys) addKey(world, { ...key, userId: user.id });
+    for (const token of user.oauthTokens) addOAuthToken(world, { ...token, userId: user.id }, now);
   }
   return world;
 }

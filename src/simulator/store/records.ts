@@ -27,6 +27,8 @@ export interface ApiKey {
   projectIds: string[];
   expiresAt: number | null;
   revoked: boolean;
+  /** Set on an OAuth access token (accepted by the MCP server only): the client it was issued to. */
+  oauthClient?: { clientId: string };
 }
 
 export interface Project {
@@ -87,6 +89,12 @@ export interface Source {
   path?: string;
 }
 
+/** A state the docs don't list, shown for a while in place of the real one (harsh profile). */
+export interface Disguise {
+  state: string;
+  until: number;
+}
+
 export type AppState =
   | "requested"
   | "deferred"
@@ -134,6 +142,7 @@ export interface App {
   /** Running node-milliseconds, and micro-USD spent. */
   nodeMs: number;
   spent: number;
+  disguise?: Disguise;
 }
 
 export type BuildState = "queued" | "running" | "succeeded" | "failed";
@@ -149,6 +158,7 @@ export interface Build {
   finishesAt: number;
   finishedAt: number | null;
   logs: string[];
+  disguise?: Disguise;
 }
 
 export interface Grid {
@@ -205,4 +215,5 @@ export interface Order {
   forceFail: boolean;
   createdAt: number;
   completesAt: number;
+  disguise?: Disguise;
 }

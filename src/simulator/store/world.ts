@@ -18,6 +18,8 @@ export interface WorldConfig {
   profile: Profile;
 }
 
+const UNKNOWN_STATE_CHANCE = 0.3;
+
 /** Forced failures waiting for the next build, start, order or wake. */
 export interface PendingFailures {
   builds: string[];
@@ -72,6 +74,12 @@ export class World {
   /** True with probability `p`. */
   chance(p: number): boolean {
     return this.random() < p;
+  }
+
+  /** Now and then (harsh profile), a state the docs don't list, shown from now until `until`. */
+  maybeDisguise(state: string, now: number, until: number): { state: string; until: number } | undefined {
+    if (this.profile.knownStatesOnly || until <= now || !this.chance(UNKNOWN_STATE_CHANCE)) return undefined;
+    return { state, until };
   }
 
   /** The current simulated time, after running every transition that is due. */
