@@ -20,7 +20,8 @@ const tokenReviewSchema = z.object({
       error: z.string().optional(),
       user: z
         .object({
-          username: z.string(),
+          // A rejected token comes back with an empty user.
+          username: z.string().optional(),
           uid: z.string().optional(),
           groups: z.array(z.string()).optional(),
           extra: z.record(z.string(), z.array(z.string())).optional(),
@@ -49,7 +50,7 @@ export function kubeAuthorizer(client: ReviewClient): Authorizer {
       }),
     );
     const user = review.status?.user;
-    if (review.status?.authenticated !== true || user === undefined) {
+    if (review.status?.authenticated !== true || user?.username === undefined) {
       return { status: 401, message: "Unauthorized: the token was not accepted" };
     }
     const access = accessReviewSchema.parse(

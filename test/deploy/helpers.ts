@@ -1,8 +1,12 @@
 import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { get as httpGet } from "node:http";
+import { get as httpsGet } from "node:https";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { parseAllDocuments } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
 import { kubeconfigPath } from "../support/kube.ts";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -64,4 +68,50 @@ export function findObject(objects: Manifest[], kind: string, name?: string): Ma
 /** Creates or updates objects for real (server-side apply), e.g. a namespace other objects need. */
 export async function applyForReal(yaml: string): Promise<void> {
   await kubectl(["apply", "--server-side", "--field-manager=berth-deploy-test", "-f", "-"], yaml);
+}
+
+/**
+ * `kubectl kustomize` of a folder under deploy/ moved into `namespace` the way deploy/README.md
+ * tells users to (a NamespaceTransformer that also moves the bindings' subjects).
+ */
+export async function renderInNamespace(folder: string, namespace: string): Promise<Manifest[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), "berth-kustomize-"));
+  try {
+    const kustomization = {
+      resources: [path.relative(dir, deployPath(folder))],
+      transformers: [
+        stringify({
+          apiVersion: "builtin",
+          kind: "NamespaceTransformer",
+          metadata: { name: "namespace", namespace },
+          setRoleBindingSubjects: "allServiceAccounts",
+        }),
+      ],
+    };
+    await writeFile(path.join(dir, "kustomization.yaml"), stringify(kustomization));
+    const { stdout } = await run("kubectl", ["kustomize", dir]);
+    return parseAllDocuments(stdout).map((document) => document.toJS() as Manifest);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A GET of berth's metrics endpoint (self-signed HTTPS, or plain HTTP), with an optional bearer token. */
+export function scrape(url: string, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers = token === undefined ? {} : { authorization: `Bearer ${token}` };
+    const get = url.startsWith("https:") ? httpsGet : httpGet;
+    get(url, { headers, rejectUnauthorized: false }, (response) => {
+      let body = "";
+      response.on("data", (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+    }).on("error", reject);
+  });
+}
+
+/** A ServiceAccount token (for the metrics endpoint, say). */
+export async function serviceAccountToken(namespace: string, name: string): Promise<string> {
+  return (await kubectl(["create", "token", name, "-n", namespace])).stdout.trim();
 }

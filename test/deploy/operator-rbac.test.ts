@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CoreV1Api, CustomObjectsApi, EventsV1Api, KubeConfig } from "@kubernetes/client-node";
 import { Registry } from "prom-client";
@@ -14,67 +13,106 @@ import { KubeClient, kubeEventSink, microTime } from "../../src/runtime/index.ts
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
 import { kubeConfig } from "../support/kube.ts";
-import { applyForReal, deployPath, findObject, kubectl, type Manifest, render } from "./helpers.ts";
+import {
+  applyForReal,
+  findObject,
+  type Manifest,
+  render,
+  renderInNamespace,
+  scrape,
+  serviceAccountToken,
+} from "./helpers.ts";
 
 /**
- * The operator as the Deployment runs it (its flags, leader election in berth-system) but
+ * The operator as the Deployment runs it (its flags, leader election, secure metrics) but
  * authenticated as the operator's ServiceAccount under the shipped RBAC: anything it calls that
- * the generated role doesn't grant shows up as a stuck resource, a missing event or a 403 in its
- * log. It watches only this test's namespace so it never touches other tests' objects.
+ * the generated roles don't grant shows up as a stuck resource, a missing event, a 403 in its log
+ * or a metrics endpoint that can't check tokens. Cluster-wide it watches only this test's
+ * namespace, so it never touches other tests' objects; namespaced, it is installed into its own.
  */
-const namespace = `deploy-${randomBytes(4).toString("hex")}`;
+interface Install {
+  title: string;
+  /** Where the ServiceAccount, its Lease and (namespaced) everything else lives. */
+  operatorNamespace: (watched: string) => string;
+  /** The install's objects, in the operator namespace. */
+  objects: (operatorNamespace: string) => Promise<Manifest[]>;
+  /** Flags the test adds to the Deployment's: a watched namespace for the cluster-wide install. */
+  extraArgs: (watched: string) => string[];
+}
+
+const installs: Install[] = [
+  {
+    title: "cluster-wide (deploy/base)",
+    operatorNamespace: () => operatorNamespace,
+    objects: async () => (await render("base")).objects,
+    extraArgs: (watched) => [`--namespace=${watched}`],
+  },
+  {
+    title: "namespaced (deploy/overlays/namespaced, a Role)",
+    operatorNamespace: (watched) => watched,
+    objects: (namespace) => renderInNamespace("overlays/namespaced", namespace),
+    extraArgs: () => [],
+  },
+];
+
+const rbacKinds = ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"];
 const admin = kubeConfig();
-const logLines: string[] = [];
-let simulator: RunningSimulator | undefined;
-let operator: RunningOperator | undefined;
-let asServiceAccount: KubeConfig;
 
 interface Status {
   url?: string;
   conditions?: { type: string; status: string }[];
 }
 
-async function serviceAccountConfig(): Promise<KubeConfig> {
-  const { stdout: token } = await kubectl(["create", "token", serviceAccount, "-n", operatorNamespace]);
+async function serviceAccountConfig(namespace: string): Promise<KubeConfig> {
+  const token = await serviceAccountToken(namespace, serviceAccount);
   const cluster = admin.getCurrentCluster();
   if (cluster === null) throw new Error("the test kubeconfig has no current cluster");
   const config = new KubeConfig();
   config.loadFromOptions({
     clusters: [cluster],
-    users: [{ name: serviceAccount, token: token.trim() }],
+    users: [{ name: serviceAccount, token }],
     contexts: [{ name: "operator", cluster: cluster.name, user: serviceAccount }],
     currentContext: "operator",
   });
   return config;
 }
 
-/** The Deployment's arguments, as `berth operator` parses them, narrowed to this test's namespace. */
-function deployedConfig(deployment: Manifest) {
+/** The Deployment's arguments, as `berth operator` parses them, with the test's own additions. */
+function deployedConfig(deployment: Manifest, podNamespace: string, extra: string[]) {
   const command = commands.find((c) => c.name === "operator");
   if (command === undefined) throw new Error("`berth operator` is not in src/cli/run.ts's commands");
   const spec = deployment.spec as { template: { spec: { containers: { args: string[] }[] } } };
   const args = (spec.template.spec.containers[0]?.args ?? []).map((arg) =>
-    arg.replaceAll("$(POD_NAMESPACE)", operatorNamespace),
+    arg.replaceAll("$(POD_NAMESPACE)", podNamespace),
   );
-  const overrides = [`--namespace=${namespace}`, "--metrics-addr=", "--health-addr=", "--log-level=warn"];
+  const overrides = [...extra, "--metrics-addr=127.0.0.1:0", "--health-addr=", "--log-level=warn"];
   // The command's config is the operator's input (the CLI validates it against the same schema).
   return parseConfig(command, [...args, ...overrides], {}) as OperatorConfigInput;
 }
 
-describe("the operator under the shipped RBAC", () => {
-  beforeAll(async () => {
-    const { objects } = await render("base");
-    for (const kind of ["Namespace", "ServiceAccount"]) {
-      await applyForReal(JSON.stringify(findObject(objects, kind)));
-    }
-    await applyForReal(await readFile(deployPath("base", "rbac.yaml"), "utf8"));
-    await installCrds(admin);
+describe.each(installs)("the operator under the shipped RBAC, $title", (install) => {
+  const namespace = `deploy-${randomBytes(4).toString("hex")}`;
+  const home = install.operatorNamespace(namespace);
+  const logLines: string[] = [];
+  let simulator: RunningSimulator | undefined;
+  let operator: RunningOperator | undefined;
+  let asServiceAccount: KubeConfig;
 
-    simulator = await startSimulator({ controlApi: true, clockSpeed: 20 });
-    const user = simulator.sim.addUser({ email: `${namespace}@example.test`, balance: 1000 });
-    const key = simulator.sim.addKey({ userId: user.id });
+  beforeAll(async () => {
     const core = admin.makeApiClient(CoreV1Api);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
+    const objects = await install.objects(home);
+    const namespaceObject = objects.find((o) => o.kind === "Namespace");
+    if (namespaceObject !== undefined) await applyForReal(JSON.stringify(namespaceObject));
+    for (const object of objects.filter((o) => rbacKinds.includes(o.kind))) {
+      await applyForReal(JSON.stringify(object));
+    }
+    await installCrds(admin);
+
+    // Lenient: this test is about permissions; the controllers' tests face the harsh simulator.
+    simulator = await startSimulator({ controlApi: true, clockSpeed: 20, profile: "lenient" });
+    const user = simulator.sim.addUser({ email: `${namespace}@example.test`, balance: 1000 });
+    const key = simulator.sim.addKey({ userId: user.id });
     await core.createNamespacedSecret({
       namespace,
       body: {
@@ -83,11 +121,12 @@ describe("the operator under the shipped RBAC", () => {
       },
     });
 
-    asServiceAccount = await serviceAccountConfig();
+    asServiceAccount = await serviceAccountConfig(home);
     const destination = {
       write: (line: string) => logLines.push(line) !== 0,
     } as unknown as NodeJS.WritableStream;
-    operator = await startOperator(deployedConfig(findObject(objects, "Deployment")), {
+    const deployment = findObject(objects, "Deployment");
+    operator = await startOperator(deployedConfig(deployment, home, install.extraArgs(namespace)), {
       logger: createLogger({ level: "warn", destination }),
       registry: new Registry(),
       kubeConfig: asServiceAccount,
@@ -171,6 +210,36 @@ describe("the operator under the shipped RBAC", () => {
 
     const refusals = logLines.filter((line) => /forbidden|\b403\b/i.test(line));
     expect(refusals, "the operator was refused a call: add it to src/operator/permissions.ts").toEqual([]);
+  });
+
+  it("serves /metrics over HTTPS to an allowed token only: 200, 403 without the role, 401 without a token", async () => {
+    const url = `https://${operator?.addresses.metrics}/metrics`;
+    const core = admin.makeApiClient(CoreV1Api);
+    for (const name of ["metrics-reader", "stranger"]) {
+      await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+    }
+    await applyForReal(
+      JSON.stringify({
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: `berth-metrics-reader-${namespace}` },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "berth-metrics-reader" },
+        subjects: [{ kind: "ServiceAccount", name: "metrics-reader", namespace }],
+      }),
+    );
+    const reader = await serviceAccountToken(namespace, "metrics-reader");
+    // The RBAC authorizer reads bindings from a cache: the new one may take a moment.
+    let allowed = await scrape(url, reader);
+    for (let attempt = 0; attempt < 50 && allowed.status === 403; attempt++) {
+      await sleep(100);
+      allowed = await scrape(url, reader);
+    }
+    expect(allowed.status, allowed.body).toBe(200);
+    expect(allowed.body).toContain("controller_runtime_reconcile_total");
+    expect((await scrape(url, await serviceAccountToken(namespace, "stranger"))).status).toBe(403);
+    expect((await scrape(url)).status).toBe(401);
+    expect((await scrape(url, "not-a-token")).status).toBe(401);
+    expect((await scrape(url.replace("https:", "http:")).catch(() => ({ status: 0 }))).status).not.toBe(200);
   });
 
   // The recorder counts repeats by patching the Event's series, which one Ready reconcile may never need.
