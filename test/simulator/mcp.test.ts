@@ -378,6 +378,18 @@ describe("MCP server at /mcp", () => {
     h.sim.injectFault({ operation: "createProject", status: 503, times: 1 });
     const fault = await callError(client, "create_project", { name: "late", idempotencyKey: newKey() });
     expect(fault.code).toBe("service_unavailable");
+
+    // Act, then drop the answer: the call fails, the project exists, a retry with the key replays it.
+    h.sim.injectFault({ operation: "createProject", dropResponse: true, times: 1 });
+    const retried = { name: "dropped", idempotencyKey: newKey() };
+    await expect(call(client, "create_project", retried)).rejects.toThrow();
+    const again = await connect(h);
+    const { id } = await call<Project>(again, "create_project", retried);
+    const projects = await listAll<Project>(again, "list_projects", { name: "dropped" });
+    expect(projects.map((p) => p.id)).toEqual([id]);
+    const log = h.sim.requests({ operation: "mcp:create_project" }).map((r) => [r.dropped, r.replayed]);
+    expect(log).toContainEqual([true, false]);
+    expect(log).toContainEqual([false, true]);
   });
 
   it("refuses an OAuth access token on REST and accepts it on /mcp, where whoami shows the client", async () => {

@@ -5,7 +5,16 @@ import { admit } from "../gate.ts";
 import { readBody } from "../http/inputs.ts";
 import { errorBody, type Outcome } from "../http/server.ts";
 import type { World } from "../store/world.ts";
-import { classify, failure, INVALID_REQUEST, PARSE_ERROR, RpcFailure, success } from "./jsonrpc.ts";
+import {
+  classify,
+  failure,
+  INVALID_REQUEST,
+  type Message,
+  PARSE_ERROR,
+  type RequestId,
+  RpcFailure,
+  success,
+} from "./jsonrpc.ts";
 import { handleRequest, PROTOCOL_VERSIONS } from "./methods.ts";
 import type { Tool } from "./tool-table.ts";
 
@@ -48,25 +57,11 @@ export async function serveMcp(
     const error = admission.error ?? new ApiError(401, "unauthorized", "no credential");
     return reply(outcome, error.status, errorBody(error, requestId), error.headers);
   }
-  const refused = checkHeaders(request);
-  if (refused !== undefined) {
-    return reply(outcome, refused.status, failure(null, rpcError(refused.message)), refused.headers);
+  const message = await receive(request);
+  if (message.kind === "refused") {
+    const error = failure(message.id, { code: message.code, message: message.message });
+    return reply(outcome, message.status, error, message.headers);
   }
-
-  let value: unknown;
-  try {
-    value = JSON.parse((await readBody(request)).toString("utf8"));
-  } catch (error) {
-    if (error instanceof ApiError)
-      return reply(outcome, error.status, failure(null, rpcError(error.message)));
-    return reply(outcome, 400, failure(null, { code: PARSE_ERROR, message: "the body is not valid JSON" }));
-  }
-  if (Array.isArray(value)) {
-    const message = "batches are not supported: send one JSON-RPC message per HTTP request";
-    return reply(outcome, 400, failure(null, rpcError(message)));
-  }
-  const message = classify(value);
-  if (message.kind === "invalid") return reply(outcome, 400, failure(message.id, rpcError(message.reason)));
   if (message.kind === "notification") return reply({ ...outcome, operation: `mcp:${message.method}` }, 202);
   if (message.kind === "response") return reply(outcome, 202);
 
@@ -75,13 +70,14 @@ export async function serveMcp(
   try {
     const context = { world, principal, tools: deps.tools, requestId, drop };
     const handled = await handleRequest(context, message.request);
-    const executed = handled.executed;
-    deps.logger.debug({ requestId, operation: handled.operation, status: executed?.status }, "mcp request");
+    const { operation, executed } = handled;
+    deps.logger.debug({ requestId, operation, status: executed?.status }, "mcp request");
+    const replayed = executed?.replayed === true;
+    const headers: Record<string, string> = replayed ? { "Idempotent-Replayed": "true" } : {};
     return {
-      ...reply({ ...outcome, operation: handled.operation }, 200, success(id, handled.result)),
-      headers: { ...outcome.headers, ...(executed?.replayed ? { "Idempotent-Replayed": "true" } : {}) },
-      replayed: executed?.replayed ?? false,
-      dropped: executed?.dropped ?? false,
+      ...reply({ ...outcome, operation }, 200, success(id, handled.result), headers),
+      replayed,
+      dropped: executed?.dropped === true,
     };
   } catch (error) {
     if (!(error instanceof RpcFailure)) throw error;
@@ -98,34 +94,53 @@ function reply(
   return { ...outcome, status, body, headers: { ...outcome.headers, ...headers } };
 }
 
-function rpcError(message: string) {
-  return { code: INVALID_REQUEST, message };
+interface Refused {
+  kind: "refused";
+  status: number;
+  code: number;
+  message: string;
+  id: RequestId | null;
+  headers?: Record<string, string>;
 }
 
-/** Method, protocol version, Accept and Content-Type; a refusal carries its HTTP status. */
-function checkHeaders(
-  request: IncomingMessage,
-): { status: number; message: string; headers?: Record<string, string> } | undefined {
+function refused(status: number, message: string, more: Partial<Refused> = {}): Refused {
+  return { kind: "refused", status, code: INVALID_REQUEST, message, id: null, ...more };
+}
+
+/** The one JSON-RPC message of a POST, or why it is refused at HTTP level. */
+async function receive(request: IncomingMessage): Promise<Exclude<Message, { kind: "invalid" }> | Refused> {
   if (request.method !== "POST") {
-    return {
-      status: 405,
-      message: "the MCP endpoint takes POST only: it offers no SSE stream (GET) and keeps no sessions",
-      headers: { Allow: "POST" },
-    };
+    const message = "the MCP endpoint takes POST only: it offers no SSE stream (GET) and keeps no sessions";
+    return refused(405, message, { headers: { Allow: "POST" } });
   }
   const version = request.headers["mcp-protocol-version"];
   if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(String(version))) {
-    const message = `unsupported MCP-Protocol-Version ${String(version)}; supported: ${PROTOCOL_VERSIONS.join(", ")}`;
-    return { status: 400, message };
+    return refused(
+      400,
+      `unsupported MCP-Protocol-Version ${version}; supported: ${PROTOCOL_VERSIONS.join(", ")}`,
+    );
   }
-  const accept = (request.headers.accept ?? "*/*").split(",").map((part) => part.split(";")[0]?.trim());
+  const ranges = (request.headers.accept ?? "*/*")
+    .split(",")
+    .map((r) => r.split(";")[0]?.trim().toLowerCase());
   const accepts = (type: string) =>
-    accept.some((range) => range === "*/*" || range === type || range === `${type.split("/")[0]}/*`);
+    ranges.some((range) => range === "*/*" || range === type || range === `${type.split("/")[0]}/*`);
   if (!accepts("application/json") || !accepts("text/event-stream")) {
-    return { status: 406, message: "Accept must include application/json and text/event-stream" };
+    return refused(406, "Accept must include application/json and text/event-stream");
   }
   if (!/^application\/json\s*(;|$)/i.test(request.headers["content-type"] ?? "")) {
-    return { status: 415, message: "send the JSON-RPC message with Content-Type: application/json" };
+    return refused(415, "send the JSON-RPC message with Content-Type: application/json");
   }
-  return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse((await readBody(request)).toString("utf8"));
+  } catch (error) {
+    if (error instanceof ApiError) return refused(error.status, error.message);
+    return refused(400, "the body is not valid JSON", { code: PARSE_ERROR });
+  }
+  if (Array.isArray(value)) {
+    return refused(400, "batches are not supported: send one JSON-RPC message per HTTP request");
+  }
+  const message = classify(value);
+  return message.kind === "invalid" ? refused(400, message.reason, { id: message.id }) : message;
 }
