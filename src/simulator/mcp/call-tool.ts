@@ -4,7 +4,7 @@ import { decodeParams, parseWith } from "../http/inputs.ts";
 import type { Route } from "../http/route.ts";
 import { type Call, type Executed, errorBody, execute } from "../http/server.ts";
 import type { World } from "../store/world.ts";
-import type { Tool } from "./tool-table.ts";
+import { pathNames, type Tool } from "./tool-table.ts";
 
 /** A `tools/call` result (MCP CallToolResult). */
 export interface ToolResult {
@@ -53,13 +53,13 @@ export async function callTool(
 
 /** Path values fill `{name}` in the operation's path; declared inputs are query values; the rest is the body. */
 function toCall(tool: Tool, route: Route, input: Record<string, unknown>, principal: Principal): Call {
-  const pathNames = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
-  const raw = new Map(pathNames.map((name) => [name, encodeURIComponent(String(input[name] ?? ""))]));
+  const path = pathNames(route);
+  const raw = new Map(path.map((name) => [name, encodeURIComponent(String(input[name]))]));
   const picker = typeof tool.spec.operation === "string" ? undefined : tool.spec.operation.input;
   const query: Record<string, string | string[]> = {};
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(input)) {
-    if (value === undefined || pathNames.includes(name) || name === picker) continue;
+    if (value === undefined || path.includes(name) || name === picker) continue;
     if (name === "idempotencyKey" || name === "confirm") continue;
     if (tool.spec.inputs !== undefined && name in tool.spec.inputs) {
       query[name] = Array.isArray(value) ? value.map(String) : String(value);

@@ -45,6 +45,10 @@ function buildTool(spec: ToolSpec, find: (operation: string) => Route): Tool {
       : Object.values(picker.choices).map((operation) => find(operation));
   const [first] = choices;
   if (first === undefined) throw new Error(`tool ${spec.name} runs no operation`);
+  for (const route of choices) {
+    const undeclared = pathNames(route).filter((name) => !(name in (spec.inputs ?? {})));
+    if (undeclared.length > 0) throw new Error(`tool ${spec.name} lacks the path inputs [${undeclared}]`);
+  }
   const idempotent = first.idempotent === true;
   const body = first.body === undefined ? undefined : jsonSchemaOf(first.body);
   const bodyProperties = (body?.properties ?? {}) as Record<string, JsonSchema>;
@@ -57,27 +61,24 @@ function buildTool(spec: ToolSpec, find: (operation: string) => Route): Tool {
     );
   }
 
-  const own = jsonSchemaOf(
-    z.object({
-      ...spec.inputs,
-      ...(idempotent ? { idempotencyKey: z.string().min(1).max(255).describe(idempotencyKeyText) } : {}),
-      ...(spec.confirm === true ? { confirm: z.boolean().optional().describe(confirmText) } : {}),
-    }),
-  );
+  const shape = z.object({
+    ...spec.inputs,
+    // Optional here so the lenient profile may omit it; required in the listed schema.
+    ...(idempotent ? { idempotencyKey: z.string().optional().describe(idempotencyKeyText) } : {}),
+    ...(spec.confirm === true ? { confirm: z.boolean().optional().describe(confirmText) } : {}),
+  });
+  const own = jsonSchemaOf(shape);
   const properties: Record<string, JsonSchema> = {};
   for (const [field, schema] of Object.entries(bodyProperties)) {
     properties[field] = { ...schema, description: spec.bodyFields?.[field] };
   }
   Object.assign(properties, own.properties);
   const required = [
-    ...new Set([...((body?.required as string[]) ?? []), ...((own.required as string[]) ?? [])]),
+    ...((body?.required as string[]) ?? []),
+    ...((own.required as string[]) ?? []),
+    ...(idempotent ? ["idempotencyKey"] : []),
   ];
 
-  const shape = z.object({
-    ...spec.inputs,
-    ...(idempotent ? { idempotencyKey: z.string().optional() } : {}),
-    ...(spec.confirm === true ? { confirm: z.boolean().optional() } : {}),
-  });
   return {
     spec,
     listing: {
@@ -92,6 +93,11 @@ function buildTool(spec: ToolSpec, find: (operation: string) => Route): Tool {
     },
     bodyFields: new Set(Object.keys(bodyProperties)),
   };
+}
+
+/** The `{name}` path values of an operation. */
+export function pathNames(route: Route): string[] {
+  return [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
 }
 
 function jsonSchemaOf(schema: z.ZodType): JsonSchema {
