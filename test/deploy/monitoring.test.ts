@@ -1,107 +1,319 @@
-import { readFile } from "node:fs/promises";
-import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
-import { beforeAll, describe, expect, it } from "vitest";
-import { createResourceMetrics } from "../../src/controllers/shared/metrics.ts";
-import { createHostingMetrics } from "../../src/telemetry/hosting-metrics.ts";
-import { createMetrics } from "../../src/telemetry/metrics.ts";
-import { deployPath, findObject, render } from "./helpers.ts";
-
-/** What berth's /metrics serves (as `berth operator` builds it), plus `up`, which Prometheus adds per target. */
-function exportedNames(): Set<string> {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  createMetrics(registry);
-  createHostingMetrics(registry);
-  createResourceMetrics(registry);
-  const names = new Set(["up"]);
-  for (const metric of registry.getMetricsAsArray()) {
-    names.add(metric.name);
-    if (metric instanceof Histogram) {
-      for (const suffix of ["_bucket", "_sum", "_count"]) names.add(metric.name + suffix);
-    }
-  }
-  return names;
-}
-
-const keywords = new Set(["and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring"]);
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { CoreV1Api } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse, parseAllDocuments, stringify } from "yaml";
+import { group, version } from "../../src/api/index.ts";
+import { installCrds } from "../../src/api/install.ts";
+import { KubeClient, type KubeObject } from "../../src/runtime/index.ts";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
+import { kubeConfig, kubeconfigPath } from "../support/kube.ts";
+import { goTool } from "../support/tools.ts";
+import {
+  applyForReal,
+  deployPath,
+  findObject,
+  type Manifest,
+  render,
+  repoRoot,
+  run,
+  scrape,
+  serviceAccountToken,
+} from "./helpers.ts";
 
 /**
- * The metric names a PromQL expression selects: what is left after removing strings, label
- * matchers, ranges, grouping clauses, function names, keywords and numbers.
+ * berth's alerts and dashboard, checked by Prometheus's own promtool: the rules parse, each alert
+ * has unit tests (fixtures/alert-tests.yaml), and every name they use is one a real `berth
+ * operator` serves on /metrics (scraped here with a ServiceAccount token, as Prometheus does).
  */
-function metricNames(expr: string): string[] {
-  const bare = expr
-    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
-    .replace(/\{[^}]*\}/g, " ")
-    .replace(/\[[^\]]*\]/g, " ")
-    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, " ");
-  const names = [...bare.matchAll(/[A-Za-z_:][A-Za-z0-9_:]*(?!\s*\()(?![A-Za-z0-9_:])/g)].map((m) => m[0]);
-  return names.filter((name) => !keywords.has(name) && !/^\d/.test(name));
-}
+const promtool = goTool("promtool");
+const namespace = `monitoring-${randomBytes(4).toString("hex")}`;
+const admin = kubeConfig();
+const kube = new KubeClient(admin);
+const base = `/apis/${group}/${version}/namespaces/${namespace}`;
 
 interface Rule {
   alert: string;
   expr: string;
-  for: string;
   labels: { severity: string };
   annotations: { summary: string; description: string };
 }
 
-describe("alerts and dashboard", () => {
-  const known = exportedNames();
-  let rules: Rule[] = [];
-  let panelExprs: { title: string; expr: string }[] = [];
+interface Sample {
+  name: string;
+  labels: string;
+  value: string;
+}
 
-  beforeAll(async () => {
-    const { objects } = await render("overlays/monitoring");
-    const spec = findObject(objects, "PrometheusRule").spec as { groups: { rules: Rule[] }[] };
-    rules = spec.groups.flatMap((group) => group.rules);
-    const dashboard = JSON.parse(
-      await readFile(deployPath("components", "grafana", "dashboard.json"), "utf8"),
-    );
-    panelExprs = (dashboard.panels as { title: string; targets?: { expr: string }[] }[]).flatMap((panel) =>
-      (panel.targets ?? []).map((target) => ({ title: panel.title, expr: target.expr })),
-    );
+/** A Prometheus text exposition: its samples and the metric families it declares (with their types). */
+function parseExposition(text: string): { samples: Sample[]; types: Map<string, string> } {
+  const types = new Map<string, string>();
+  const samples: Sample[] = [];
+  for (const line of text.split("\n")) {
+    const type = /^# TYPE (\S+) (\S+)$/.exec(line);
+    if (type?.[1] !== undefined) types.set(type[1], type[2] ?? "untyped");
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (sample?.[1] !== undefined)
+      samples.push({ name: sample[1], labels: sample[2] ?? "", value: sample[3] ?? "" });
+  }
+  return { samples, types };
+}
+
+/**
+ * The scrape as promtool input series over 30 minutes, as Prometheus would label them: counters
+ * and histograms rising, gauges steady; a family with no sample yet gets one unlabelled series.
+ */
+function inputSeries(text: string): { series: string; values: string }[] {
+  const { samples, types } = parseExposition(text);
+  const target = 'job="berth", instance="10.0.0.1:8443", pod="berth-operator-0"';
+  const rising = (name: string) => /_(total|bucket|sum|count)$/.test(name) || types.get(name) === "counter";
+  const series = samples.map(({ name, labels, value }) => ({
+    series: `${name}{${labels === "" ? "" : `${labels}, `}${target}}`,
+    values: rising(name) ? "0+1x30" : `${Number.isFinite(Number(value)) ? value : 1}x30`,
+  }));
+  const sampled = new Set(samples.map((sample) => sample.name));
+  for (const [name, type] of types) {
+    const parts = type === "histogram" ? ['_bucket{le="+Inf", ', "_sum{", "_count{"] : ["{"];
+    if (parts.some((part) => sampled.has(name + part.slice(0, part.indexOf("{"))))) continue;
+    for (const part of parts) series.push({ series: `${name}${part}${target}}`, values: "0+1x30" });
+  }
+  return series;
+}
+
+function exportedNames(text: string): Set<string> {
+  const { samples, types } = parseExposition(text);
+  const names = new Set(["up", ...samples.map((sample) => sample.name)]);
+  for (const [name, type] of types) {
+    names.add(name);
+    if (type === "histogram") for (const suffix of ["_bucket", "_sum", "_count"]) names.add(name + suffix);
+  }
+  return names;
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function condition(plural: string, name: string, type: string): Promise<boolean> {
+  const object = (await kube.call("GET", `${base}/${plural}/${name}`)) as KubeObject;
+  const conditions = (object.status as { conditions?: { type: string; status: string }[] } | undefined)
+    ?.conditions;
+  return conditions?.some((c) => c.type === type && c.status === "True") ?? false;
+}
+
+/**
+ * Runs `berth operator` (the CLI, secure metrics on) against the control plane and a simulator,
+ * with a Ready App and a Stalled one, and scrapes it with a token bound to berth-metrics-reader.
+ */
+async function scrapeRealOperator(): Promise<string> {
+  const core = admin.makeApiClient(CoreV1Api);
+  await installCrds(admin);
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  const rbac = parseAllDocuments(await readFile(deployPath("base", "rbac.yaml"), "utf8")).map(
+    (document) => document.toJS() as Manifest,
+  );
+  await applyForReal(JSON.stringify(findObject(rbac, "ClusterRole", "berth-metrics-reader")));
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: "prometheus" } } });
+  await applyForReal(
+    JSON.stringify({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: `berth-metrics-reader-${namespace}` },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "berth-metrics-reader" },
+      subjects: [{ kind: "ServiceAccount", name: "prometheus", namespace }],
+    }),
+  );
+  simulator = await startSimulator({ controlApi: true, clockSpeed: 20 });
+  if (simulator.demoKey === undefined) throw new Error("the simulator made no demo key");
+  await core.createNamespacedSecret({
+    namespace,
+    body: {
+      metadata: { name: "berth-credentials" },
+      stringData: { apiKey: simulator.demoKey, baseUrl: simulator.baseUrl },
+    },
+  });
+  const object = (kind: string, name: string, spec: object) => ({
+    body: { apiVersion: `${group}/${version}`, kind, metadata: { name }, spec },
+  });
+  await kube.call("POST", `${base}/projects`, object("Project", "demo", {}));
+  const app = {
+    projectRef: { name: "demo" },
+    image: "nginx:1.27",
+    ports: [{ port: 80, protocol: "http80_load_balancer" }],
+  };
+  await kube.call("POST", `${base}/apps`, object("App", "web", app));
+  await kube.call(
+    "POST",
+    `${base}/apps`,
+    object("App", "stalled", { ...app, credentialsRef: { name: "missing" } }),
+  );
+
+  operator = spawn(
+    process.execPath,
+    [
+      "src/main.ts",
+      "operator",
+      `--kubeconfig=${kubeconfigPath()}`,
+      `--namespace=${namespace}`,
+      "--metrics-addr=127.0.0.1:0",
+      "--health-addr=",
+      "--log-level=warn",
+    ],
+    { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  operator.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  operator.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  let url = "";
+  await waitFor("berth operator to print its metrics URL", async () => {
+    if (operator?.exitCode !== null) throw new Error(`berth operator exited:\n${output}`);
+    url = /metrics (https:\/\/\S+\/metrics)/.exec(output)?.[1] ?? "";
+    return url !== "";
+  });
+  await waitFor("App web Ready and App stalled Stalled", async () => {
+    return (await condition("apps", "web", "Ready")) && (await condition("apps", "stalled", "Stalled"));
+  });
+  const token = await serviceAccountToken(namespace, "prometheus");
+  let answer = await scrape(url, token);
+  // The RBAC authorizer reads bindings from a cache: the new one may take a moment.
+  await waitFor("the metrics reader's binding to take effect", async () => {
+    answer = await scrape(url, token);
+    return answer.status !== 403;
+  });
+  expect(answer.status, answer.body).toBe(200);
+  return answer.body;
+}
+
+let simulator: RunningSimulator | undefined;
+let operator: ChildProcess | undefined;
+let dir = "";
+let rules: Rule[] = [];
+let panels: { title: string; expr: string }[] = [];
+let exposition = "";
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "berth-promtool-"));
+  const { objects } = await render("overlays/monitoring");
+  const spec = findObject(objects, "PrometheusRule").spec as { groups: { rules: Rule[] }[] };
+  rules = spec.groups.flatMap((g) => g.rules);
+  await writeFile(path.join(dir, "rules.yaml"), stringify({ groups: spec.groups }));
+  await copyFile(
+    path.join(import.meta.dirname, "fixtures", "alert-tests.yaml"),
+    path.join(dir, "alert-tests.yaml"),
+  );
+  const dashboard = JSON.parse(await readFile(deployPath("components", "grafana", "dashboard.json"), "utf8"));
+  panels = (dashboard.panels as { title: string; targets?: { expr: string }[] }[]).flatMap((panel) =>
+    (panel.targets ?? []).map((target) => ({ title: panel.title, expr: target.expr })),
+  );
+  exposition = await scrapeRealOperator();
+}, 120_000);
+
+afterAll(async () => {
+  operator?.kill("SIGTERM");
+  await simulator?.close();
+  await kube.close();
+  await admin
+    .makeApiClient(CoreV1Api)
+    .deleteNamespace({ name: namespace })
+    .catch(() => undefined);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("alerts and dashboard, checked by promtool", () => {
+  it("promtool accepts the PrometheusRule's groups", async () => {
+    const { stdout } = await run(promtool, ["check", "rules", path.join(dir, "rules.yaml")]);
+    expect(stdout).toContain(`SUCCESS: ${rules.length} rules found`);
   });
 
-  it("finds metric names in PromQL", () => {
-    expect(
-      metricNames(
-        'sum by (controller) (rate(a_total{job="x", c=~"y|z"}[5m])) / on(pod) b > 0.1 and absent(up)',
-      ),
-    ).toEqual(["a_total", "b", "up"]);
+  it("every alert fires on its problem and stays silent when healthy (promtool test rules)", async () => {
+    const { stdout } = await run(promtool, ["test", "rules", path.join(dir, "alert-tests.yaml")]);
+    expect(stdout).toContain("SUCCESS");
+    const tests = (parse(await readFile(path.join(dir, "alert-tests.yaml"), "utf8")) as AlertTests).tests;
+    const cases = tests.flatMap((test) => test.alert_rule_test ?? []);
+    for (const rule of rules) {
+      const mine = cases.filter((c) => c.alertname === rule.alert);
+      expect(
+        mine.some((c) => c.exp_alerts.length > 0),
+        `${rule.alert} fires in a test`,
+      ).toBe(true);
+      expect(
+        mine.some((c) => c.exp_alerts.length === 0),
+        `${rule.alert} stays silent in a test`,
+      ).toBe(true);
+    }
   });
 
-  it("alert on the failures the design names, each with a severity and a message", () => {
-    const selected = (alert: string) => metricNames(rules.find((rule) => rule.alert === alert)?.expr ?? "");
-    expect(selected("BerthReconcileErrors")).toContain("controller_runtime_reconcile_errors_total");
-    expect(selected("BerthHostingRateLimited")).toEqual(["berth_hosting_rate_limited_total"]);
-    expect(selected("BerthResourcesStalled")).toEqual(["berth_resources"]);
-    expect(rules.find((rule) => rule.alert === "BerthResourcesStalled")?.expr).toContain(
-      'condition="Stalled"',
-    );
-    expect(selected("BerthNoLeader")).toEqual(["leader_election_master_status"]);
-    expect(selected("BerthWatchRestarts")).toEqual(["berth_watch_restarts_total"]);
+  it("the alert tests' series are named as berth's real /metrics names them", async () => {
+    const known = exportedNames(exposition);
+    const tests = (parse(await readFile(path.join(dir, "alert-tests.yaml"), "utf8")) as AlertTests).tests;
+    for (const { series } of tests.flatMap((test) => test.input_series)) {
+      expect(known, series).toContain(/^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(series)?.[0]);
+    }
+  });
+
+  it("every alert has a severity and a message, and selects job berth", () => {
     for (const rule of rules) {
       expect(["warning", "critical"], rule.alert).toContain(rule.labels.severity);
       expect(rule.annotations.summary, rule.alert).not.toBe("");
       expect(rule.annotations.description, rule.alert).not.toBe("");
-    }
-  });
-
-  it("alerts select only metrics berth exports, scoped to job berth", () => {
-    for (const rule of rules) {
-      for (const name of metricNames(rule.expr)) expect(known, `${rule.alert}: ${name}`).toContain(name);
       expect(rule.expr, rule.alert).toContain('job="berth"');
     }
   });
 
-  it("dashboard panels query only metrics berth exports", () => {
-    expect(panelExprs.length).toBeGreaterThan(10);
-    for (const { title, expr } of panelExprs) {
-      const names = metricNames(expr);
-      expect(names.length, `${title}: ${expr}`).toBeGreaterThan(0);
-      for (const name of names) expect(known, `${title}: ${name}`).toContain(name);
-    }
+  it("every dashboard query parses and returns data from berth's real series", async () => {
+    expect(panels.length).toBeGreaterThan(10);
+    // Each query as an alert that fires when it returns nothing; Grafana's $__rate_interval as 5m.
+    const checks = panels.map(({ title, expr }, i) => ({
+      alert: `DashboardQuery${i}`,
+      expr: `absent(${expr.replaceAll("$__rate_interval", "5m")})`,
+      annotations: { summary: `${title}: ${expr}` },
+    }));
+    await writeFile(
+      path.join(dir, "dashboard.yaml"),
+      stringify({ groups: [{ name: "dashboard", rules: checks }] }),
+    );
+    const { stdout } = await run(promtool, ["check", "rules", path.join(dir, "dashboard.yaml")]);
+    expect(stdout).toContain(`SUCCESS: ${checks.length} rules found`);
+    const test = {
+      rule_files: ["dashboard.yaml"],
+      evaluation_interval: "1m",
+      tests: [
+        {
+          interval: "1m",
+          input_series: inputSeries(exposition),
+          alert_rule_test: checks.map((check) => ({
+            eval_time: "20m",
+            alertname: check.alert,
+            exp_alerts: [],
+          })),
+        },
+      ],
+    };
+    await writeFile(path.join(dir, "dashboard-tests.yaml"), stringify(test));
+    const result = await run(promtool, ["test", "rules", path.join(dir, "dashboard-tests.yaml")]).catch(
+      (error: Error) => ({ stdout: error.message }),
+    );
+    expect(
+      result.stdout,
+      "a query returns nothing on berth's series (its summary names the panel)",
+    ).toContain("SUCCESS");
   });
 });
+
+interface AlertTests {
+  tests: {
+    input_series: { series: string }[];
+    alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[];
+  }[];
+}
