@@ -434,6 +434,25 @@ describe("MCP server at /mcp", () => {
     // A batch is still one unit.
     expect(Number(batch.headers.get("x-ratelimit-remaining"))).toBe(remaining - 1);
 
+    const initialize = (protocolVersion: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 5,
+        method: "initialize",
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      });
+    for (const [asked, answered] of [
+      ["2024-11-05", "2024-11-05"],
+      ["2025-06-18", "2025-06-18"],
+      ["1999-01-01", "2025-11-25"],
+    ]) {
+      const { body } = await post(h, initialize(asked ?? ""));
+      expect(body.result).toMatchObject({ protocolVersion: answered, capabilities: { tools: {} } });
+    }
+    const badVersion = await post(h, initialize("2025-06-18"), { "mcp-protocol-version": "1999-01-01" });
+    expect(badVersion).toMatchObject({ status: 400, body: { error: { code: -32600 } } });
+    expect(await post(h, "{}", { accept: "text/html" })).toMatchObject({ status: 406 });
+
     expect(await post(h, "{nope")).toMatchObject({ status: 400, body: { error: { code: -32700 } } });
     expect(await post(h, JSON.stringify({ id: 3, method: "ping" }))).toMatchObject({
       status: 400,

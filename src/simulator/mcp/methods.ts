@@ -6,8 +6,14 @@ import { callTool } from "./call-tool.ts";
 import { INVALID_PARAMS, type JsonRpcRequest, METHOD_NOT_FOUND, parseParams, RpcFailure } from "./jsonrpc.ts";
 import type { Tool } from "./tool-table.ts";
 
+const LATEST_PROTOCOL_VERSION = "2025-11-25";
 /** Newest first; `initialize` echoes the client's version when listed, else offers the newest. */
-export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
+export const PROTOCOL_VERSIONS: readonly string[] = [
+  LATEST_PROTOCOL_VERSION,
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+];
 
 const SERVER_INFO = { name: "berth-simulator", title: "berth hosting API simulator", version: "0.1.0" };
 const INSTRUCTIONS =
@@ -47,11 +53,12 @@ export async function handleRequest(context: MethodContext, request: JsonRpcRequ
   switch (request.method) {
     case "initialize": {
       const { protocolVersion } = parseParams(initializeParams, request.params, request.method);
-      const supported = (PROTOCOL_VERSIONS as readonly string[]).includes(protocolVersion);
       return {
         operation,
         result: {
-          protocolVersion: supported ? protocolVersion : PROTOCOL_VERSIONS[0],
+          protocolVersion: PROTOCOL_VERSIONS.includes(protocolVersion)
+            ? protocolVersion
+            : LATEST_PROTOCOL_VERSION,
           capabilities: { tools: { listChanged: false } },
           serverInfo: SERVER_INFO,
           instructions: INSTRUCTIONS,

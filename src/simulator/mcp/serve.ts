@@ -114,7 +114,7 @@ async function receive(request: IncomingMessage): Promise<Exclude<Message, { kin
     return refused(405, message, { headers: { Allow: "POST" } });
   }
   const version = request.headers["mcp-protocol-version"];
-  if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(String(version))) {
+  if (version !== undefined && !PROTOCOL_VERSIONS.includes(String(version))) {
     return refused(
       400,
       `unsupported MCP-Protocol-Version ${version}; supported: ${PROTOCOL_VERSIONS.join(", ")}`,
