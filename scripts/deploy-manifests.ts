@@ -9,6 +9,7 @@ import { Document, isMap, isSeq, stringify } from "yaml";
 import { generateCrdFiles } from "../src/api/crd/files.ts";
 import { group, kinds } from "../src/api/index.ts";
 import { type Permission, permissions } from "../src/operator/permissions.ts";
+import { generateHelmFiles } from "./deploy-helm.ts";
 
 export const deployDirectory = fileURLToPath(new URL("../deploy/", import.meta.url));
 export const operatorNamespace = "berth-system";
@@ -27,7 +28,13 @@ function header(source: string): string {
 }
 
 export function generateDeployFiles(): DeployFile[] {
-  return [rbacFile(), namespacedRbacFile(), ...crdFiles(), argocdPatchFile()];
+  return [
+    rbacFile(),
+    namespacedRbacFile(),
+    ...crdFiles(),
+    argocdPatchFile(),
+    ...generateHelmFiles(deployDirectory),
+  ];
 }
 
 const subjects = [{ kind: "ServiceAccount", name: serviceAccount, namespace: operatorNamespace }];

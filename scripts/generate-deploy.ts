@@ -12,9 +12,11 @@ for (const file of files) {
 }
 // A kind that was removed or renamed must not leave its old CRD copy behind.
 const current = new Set(files.map((file) => file.path));
-for (const name of await readdir(path.join(deployDirectory, "crds"))) {
-  if (!current.has(`crds/${name}`)) {
-    await rm(path.join(deployDirectory, "crds", name));
-    process.stdout.write(`removed stale deploy/crds/${name}\n`);
+for (const folder of ["crds", "helm/berth/crds"]) {
+  for (const name of await readdir(path.join(deployDirectory, folder))) {
+    if (!current.has(`${folder}/${name}`)) {
+      await rm(path.join(deployDirectory, folder, name));
+      process.stdout.write(`removed stale deploy/${folder}/${name}\n`);
+    }
   }
 }

@@ -13,8 +13,10 @@ describe("generated files in deploy/", () => {
     expect(onDisk, `deploy/${file} is out of date with its source: ${fix}`).toBe(content);
   });
 
-  it("deploy/crds holds exactly the generated CRDs", async () => {
-    const expected = generated.filter((f) => f.path.startsWith("crds/")).map((f) => f.path.slice(5));
-    expect((await readdir(deployPath("crds"))).sort(), fix).toEqual(expected.sort());
+  it.each(["crds", "helm/berth/crds"])("deploy/%s holds exactly the generated CRDs", async (folder) => {
+    const expected = generated
+      .filter((f) => f.path.startsWith(`${folder}/`))
+      .map((f) => f.path.slice(folder.length + 1));
+    expect((await readdir(deployPath(folder))).sort(), fix).toEqual(expected.sort());
   });
 });

@@ -128,7 +128,11 @@ describe("the namespaced and sharded installs", () => {
   it("sharded: one Deployment per shard with disjoint selectors, each Lease named in the Role", async () => {
     const { objects } = await render("overlays/sharded");
     const deployments = objects.filter((o) => o.kind === "Deployment");
-    const selectors = deployments.map((d) => flag(podSpec(d).container.args, "--watch-label-selector") ?? "");
+    const selectors = deployments.map((d) => {
+      const given = podSpec(d).container.args.filter((arg) => arg.startsWith("--watch-label-selector="));
+      expect(given, d.metadata.name).toHaveLength(1);
+      return flag(given, "--watch-label-selector") ?? "";
+    });
     expect(selectors).toEqual([
       "!berth.dev/shard",
       "berth.dev/shard in (shard1)",

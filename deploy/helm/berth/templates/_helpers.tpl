@@ -1,0 +1,40 @@
+{{/* The prefix of every object's name: "berth" for a release called berth, else "<release>-berth". */}}
+{{- define "berth.name" -}}
+{{- if contains "berth" .Release.Name }}{{ .Release.Name }}{{ else }}{{ .Release.Name }}-berth{{ end }}
+{{- end }}
+
+{{- define "berth.labels" -}}
+app.kubernetes.io/name: berth
+app.kubernetes.io/part-of: berth
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
+{{- end }}
+
+{{- define "berth.selectorLabels" -}}
+app.kubernetes.io/name: berth
+app.kubernetes.io/component: operator
+{{- end }}
+
+{{- define "berth.credentialsSecret" -}}
+{{- if .Values.credentials.existingSecret }}{{ .Values.credentials.existingSecret }}{{ else }}berth-credentials{{ end }}
+{{- end }}
+
+{{/* The --watch-label-selector of a shard ("" for the main Deployment). */}}
+{{- define "berth.shardSelector" -}}
+{{- if .shard }}berth.dev/shard in ({{ .shard }}){{ else if .root.Values.sharding.shards }}!berth.dev/shard{{ end }}
+{{- end }}
+
+{{/* A shard's Lease, as src/operator/shard.ts names it. */}}
+{{- define "berth.leaseName" -}}
+{{- $slug := regexReplaceAll "[^a-z0-9]+" (. | lower | replace "!=" "-not-" | replace "!" "not-") "-" | trimAll "-" -}}
+{{- if or (eq . "") (eq (. | replace " " "") "!berth.dev/shard") }}berth-operator{{ else }}berth-operator-{{ $slug }}{{ end }}
+{{- end }}
+
+{{- define "berth.leaseNames" -}}
+{{- $names := list (include "berth.leaseName" (include "berth.shardSelector" (dict "root" . "shard" ""))) -}}
+{{- range .Values.sharding.shards }}
+{{- $names = append $names (include "berth.leaseName" (include "berth.shardSelector" (dict "root" $ "shard" .))) -}}
+{{- end }}
+{{- toJson $names }}
+{{- end }}

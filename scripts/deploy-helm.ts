@@ -1,0 +1,146 @@
+/**
+ * The generated parts of the Helm chart deploy/helm/berth, from the sources the kustomize install
+ * uses: RBAC from src/operator/permissions.ts, the CRDs, the alerts and the dashboard. The other
+ * templates are written by hand; test/deploy/helm.test.ts holds their output to the kustomize one.
+ */
+import { readFileSync } from "node:fs";
+import { Document, isMap, isSeq, parse, stringify } from "yaml";
+import { generateCrdFiles } from "../src/api/crd/files.ts";
+import { group, kinds } from "../src/api/index.ts";
+import { type Permission, permissions } from "../src/operator/permissions.ts";
+import type { DeployFile } from "./deploy-manifests.ts";
+
+const chart = "helm/berth";
+const header = (source: string) => `# Generated from ${source} by \`npm run generate\`. Do not edit.\n`;
+const packageVersion = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
+
+export function generateHelmFiles(deployDirectory: string): DeployFile[] {
+  const prometheusRule = parse(
+    readFileSync(`${deployDirectory}components/prometheus/prometheus-rule.yaml`, "utf8"),
+  );
+  return [
+    { path: `${chart}/Chart.yaml`, content: header("package.json") + stringify(chartYaml()) },
+    { path: `${chart}/templates/rbac.yaml`, content: header("src/operator/permissions.ts") + rbacTemplate() },
+    ...generateCrdFiles().map((file) => ({ path: `${chart}/crds/${file.fileName}`, content: file.content })),
+    {
+      path: `${chart}/files/prometheus-rules.yaml`,
+      content:
+        header("deploy/components/prometheus/prometheus-rule.yaml") +
+        stringify({ groups: prometheusRule.spec.groups }, { lineWidth: 0 }),
+    },
+    {
+      path: `${chart}/files/dashboard.json`,
+      content: readFileSync(`${deployDirectory}components/grafana/dashboard.json`, "utf8"),
+    },
+  ];
+}
+
+function chartYaml() {
+  return {
+    apiVersion: "v2",
+    name: "berth",
+    description:
+      "berth: a Kubernetes operator for the container hosting service (App, Project, Grid and ServerOrder resources)",
+    type: "application",
+    version: packageVersion,
+    appVersion: packageVersion,
+    keywords: ["operator", "hosting"],
+  };
+}
+
+/** The rules of a scope as YAML list items, each under a comment with its reason. */
+function rules(...scopes: Permission["scope"][]): string {
+  const selected = permissions.filter((p) => scopes.includes(p.scope));
+  const document = new Document(
+    selected.map(({ apiGroups, resources, resourceNames, verbs }) => ({
+      apiGroups,
+      resources,
+      ...(resourceNames === undefined ? {} : { resourceNames }),
+      verbs,
+    })),
+  );
+  if (!isSeq(document.contents)) throw new Error("rules did not render as a list");
+  document.contents.items.forEach((item, i) => {
+    if (isMap(item)) item.commentBefore = ` ${selected[i]?.why ?? ""}`;
+  });
+  // A shard's Lease is named after its selector: the chart lists every shard's.
+  return document
+    .toString({ lineWidth: 0 })
+    .replace(/resourceNames:\n(\s+- .*\n)+/g, 'resourceNames: {{ include "berth.leaseNames" $ }}\n');
+}
+
+function role(kind: string, name: string, namespace: string | undefined, body: string): string {
+  return [
+    "---",
+    "apiVersion: rbac.authorization.k8s.io/v1",
+    `kind: ${kind}`,
+    "metadata:",
+    `  name: {{ $name }}-${name}`,
+    ...(namespace === undefined ? [] : [`  namespace: ${namespace}`]),
+    "  labels:",
+    '    {{- include "berth.labels" $ | nindent 4 }}',
+    body.trimEnd(),
+  ].join("\n");
+}
+
+function binding(kind: "ClusterRoleBinding" | "RoleBinding", name: string, namespace?: string): string {
+  return role(
+    kind,
+    name,
+    namespace,
+    [
+      "roleRef:",
+      "  apiGroup: rbac.authorization.k8s.io",
+      `  kind: ${kind.replace("Binding", "")}`,
+      `  name: {{ $name }}-${name}`,
+      "subjects:",
+      "  - kind: ServiceAccount",
+      "    name: {{ $name }}-operator",
+      "    namespace: {{ $.Release.Namespace }}",
+    ].join("\n"),
+  );
+}
+
+function rbacTemplate(): string {
+  const resources = kinds.map((kind) => kind.names.plural);
+  const userRole = (name: string, aggregateTo: string[], verbs: string[]) =>
+    role(
+      "ClusterRole",
+      name,
+      undefined,
+      stringify({ rules: [{ apiGroups: [group], resources, verbs }] }),
+    ).replace(
+      "nindent 4 }}",
+      `nindent 4 }}\n${aggregateTo.map((to) => `    rbac.authorization.k8s.io/aggregate-to-${to}: "true"`).join("\n")}`,
+    );
+  return `{{- $name := include "berth.name" . }}
+{{- if .Values.watchNamespaces }}
+{{- $namespaces := .Values.watchNamespaces }}
+{{- if .Values.defaultCredentials }}{{ $namespaces = append $namespaces .Release.Namespace | uniq }}{{ end }}
+{{- range $namespaces }}
+${role("Role", "operator", "{{ . }}", `rules:\n${rules("watched")}`)}
+${binding("RoleBinding", "operator", "{{ . }}")}
+{{- end }}
+{{- if .Values.metrics.secure }}
+${role("ClusterRole", "metrics-auth", undefined, `rules:\n${rules("cluster")}`)}
+${binding("ClusterRoleBinding", "metrics-auth")}
+{{- end }}
+{{- else }}
+${role("ClusterRole", "operator", undefined, `rules:\n${rules("watched")}{{- if .Values.metrics.secure }}\n${rules("cluster")}{{- end }}`)}
+${binding("ClusterRoleBinding", "operator")}
+{{- end }}
+{{- if .Values.leaderElection.enabled }}
+${role("Role", "leader-election", "{{ $.Release.Namespace }}", `rules:\n${rules("operator-namespace")}`)}
+${binding("RoleBinding", "leader-election", "{{ $.Release.Namespace }}")}
+{{- end }}
+${role("ClusterRole", "metrics-reader", undefined, stringify({ rules: [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }] }))}
+{{- if .Values.userRoles.enabled }}
+${userRole("edit", ["admin", "edit"], ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"])}
+${userRole("view", ["view"], ["get", "list", "watch"])}
+{{- end }}
+`;
+}

@@ -1,0 +1,210 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { kubeconfigPath } from "../support/kube.ts";
+import { goTool } from "../support/tools.ts";
+import { applyForReal, deployPath, findObject, kubectl, type Manifest, render, run } from "./helpers.ts";
+
+/** The chart with real Helm: lint, template (default and non-default values), install. */
+const helm = goTool("helm");
+const chart = deployPath("helm", "berth");
+let helmHome = "";
+
+function helmEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HELM_CACHE_HOME: path.join(helmHome, "cache"),
+    HELM_CONFIG_HOME: path.join(helmHome, "config"),
+    HELM_DATA_HOME: path.join(helmHome, "data"),
+  };
+}
+
+async function template(values: string[], namespace = "berth-system", release = "berth") {
+  const { stdout } = await run(
+    helm,
+    ["template", release, chart, "-n", namespace, "--include-crds", ...values],
+    {
+      env: helmEnv(),
+    },
+  );
+  return {
+    yaml: stdout,
+    objects: parseAllDocuments(stdout)
+      .map((d) => d.toJS() as Manifest)
+      .filter(Boolean),
+  };
+}
+
+function dryRunApply(yaml: string) {
+  return kubectl(
+    ["apply", "--server-side", "--dry-run=server", "--field-manager=berth-helm-test", "-f", "-"],
+    yaml,
+  );
+}
+
+const nonDefault = [
+  "--set=replicas=3",
+  "--set=image.tag=9.9.9",
+  "--set=resources.limits.memory=1Gi",
+  "--set=leaderElection.enabled=true",
+  "--set=credentials.create=true",
+  "--set=credentials.apiKey=not-a-real-key",
+  "--set=credentials.baseUrl=https://hosting.example/v1",
+  "--set=defaultCredentials=true",
+  "--set=watchNamespaces={helm-team-a,helm-team-b}",
+  "--set=sharding.shards={shard1,shard2}",
+  "--set=metrics.secure=false",
+  "--set=metrics.serviceMonitor.enabled=true",
+  "--set=metrics.prometheusRule.enabled=true",
+  "--set=metrics.dashboard.enabled=true",
+  "--set=podSecurityContext.runAsUser=1001",
+];
+
+interface PodSpec {
+  securityContext: unknown;
+  volumes: unknown;
+  containers: { args: string[]; [field: string]: unknown }[];
+}
+
+function podSpec(deployment: Manifest): PodSpec {
+  return (deployment.spec as { template: { spec: PodSpec } }).template.spec;
+}
+
+const rulesOf = (objects: Manifest[], kind: string, name: string) => findObject(objects, kind, name).rules;
+
+beforeAll(async () => {
+  helmHome = await mkdtemp(path.join(tmpdir(), "berth-helm-"));
+  const { objects } = await render("base");
+  await applyForReal(JSON.stringify(findObject(objects, "Namespace")));
+  await applyForReal(
+    await readFile(path.join(import.meta.dirname, "fixtures", "monitoring-crds.yaml"), "utf8"),
+  );
+  for (const name of ["helm-team-a", "helm-team-b"]) {
+    await applyForReal(JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } }));
+  }
+  await kubectl([
+    "wait",
+    "--for=condition=Established",
+    "--timeout=30s",
+    "crd/servicemonitors.monitoring.coreos.com",
+  ]);
+});
+
+afterAll(async () => {
+  if (helmHome) await rm(helmHome, { recursive: true, force: true });
+});
+
+describe("the Helm chart deploy/helm/berth", () => {
+  it("passes helm lint, with default and non-default values", async () => {
+    for (const values of [[], nonDefault]) {
+      const { stdout } = await run(helm, ["lint", chart, ...values], { env: helmEnv() });
+      expect(stdout).toContain("1 chart(s) linted, 0 chart(s) failed");
+    }
+  });
+
+  it.each([
+    ["default values", []],
+    ["non-default values", nonDefault],
+  ])("renders with %s, and the apiserver accepts every object without a warning", async (_, values) => {
+    const { yaml, objects } = await template(values);
+    const { stdout, stderr } = await dryRunApply(yaml);
+    expect(stderr).toBe("");
+    expect(stdout.trim().split("\n")).toHaveLength(objects.length);
+  });
+
+  it("renders what the kustomize install does: the same pod, RBAC, CRDs and alerts", async () => {
+    const kustomize = (await render("overlays/monitoring")).objects;
+    const chartObjects = (
+      await template([
+        "--set=metrics.serviceMonitor.enabled=true",
+        "--set=metrics.prometheusRule.enabled=true",
+      ])
+    ).objects;
+    const deployment = (objects: Manifest[]) => podSpec(findObject(objects, "Deployment", "berth-operator"));
+    const { containers, ...pod } = deployment(chartObjects);
+    const { containers: kustomizeContainers, ...kustomizePod } = deployment(kustomize);
+    expect(pod).toEqual(expect.objectContaining(kustomizePod));
+    const { imagePullPolicy, ...container } = containers[0] ?? { args: [] };
+    expect(container).toEqual(kustomizeContainers[0]);
+    for (const [kind, name] of [
+      ["ClusterRole", "berth-operator"],
+      ["Role", "berth-leader-election"],
+      ["ClusterRole", "berth-metrics-reader"],
+      ["ClusterRole", "berth-edit"],
+      ["ClusterRole", "berth-view"],
+    ] as const) {
+      expect(rulesOf(chartObjects, kind, name), `${kind} ${name}`).toEqual(rulesOf(kustomize, kind, name));
+    }
+    const crds = (objects: Manifest[]) => objects.filter((o) => o.kind === "CustomResourceDefinition");
+    expect(crds(chartObjects)).toEqual(crds(kustomize));
+    const spec = (objects: Manifest[], kind: string) => findObject(objects, kind).spec;
+    expect(spec(chartObjects, "PrometheusRule")).toEqual(spec(kustomize, "PrometheusRule"));
+    expect(spec(chartObjects, "ServiceMonitor")).toMatchObject({
+      endpoints: (spec(kustomize, "ServiceMonitor") as { endpoints: unknown }).endpoints,
+    });
+  });
+
+  it("shards as the kustomize component does: the same selectors and Lease names", async () => {
+    const kustomize = (await render("overlays/sharded")).objects;
+    const chartObjects = (await template(["--set=sharding.shards={shard1,shard2}"])).objects;
+    const args = (objects: Manifest[]) =>
+      objects.filter((o) => o.kind === "Deployment").map((d) => podSpec(d).containers[0]?.args);
+    expect(args(chartObjects)).toEqual(args(kustomize));
+    expect(rulesOf(chartObjects, "Role", "berth-leader-election")).toEqual(
+      rulesOf(kustomize, "Role", "berth-leader-election"),
+    );
+  });
+
+  it("watching namespaces, grants Roles there and in its own namespace, and nothing cluster-wide but reviews", async () => {
+    const { objects } = await template(["--set=watchNamespaces={helm-team-a}"]);
+    const roles = objects.filter((o) => o.kind === "Role" && o.metadata.name === "berth-operator");
+    expect(roles.map((role) => role.metadata.namespace).sort()).toEqual(["berth-system", "helm-team-a"]);
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).not.toContain("ClusterRole/berth-operator");
+    expect(rulesOf(objects, "ClusterRole", "berth-metrics-auth")).toEqual(
+      rulesOf((await render("overlays/namespaced")).objects, "ClusterRole", "berth-metrics-auth"),
+    );
+  });
+
+  it("installs with helm install: the release deploys and the apiserver holds the operator Deployment", async () => {
+    const release = `helm-${randomBytes(3).toString("hex")}`;
+    const namespace = release;
+    const kubeconfig = `--kubeconfig=${kubeconfigPath()}`;
+    try {
+      const { stdout } = await run(
+        helm,
+        [
+          "install",
+          release,
+          chart,
+          kubeconfig,
+          "-n",
+          namespace,
+          "--create-namespace",
+          "--set=credentials.create=true",
+          "--set=credentials.apiKey=not-a-real-key",
+        ],
+        { env: helmEnv() },
+      );
+      expect(stdout).toContain("STATUS: deployed");
+      const { stdout: json } = await kubectl([
+        "get",
+        "deployment",
+        `${release}-berth-operator`,
+        "-n",
+        namespace,
+        "-o",
+        "json",
+      ]);
+      const deployment = JSON.parse(json) as Manifest;
+      expect(podSpec(deployment).containers[0]?.args).toContain("--metrics-secure=true");
+      expect(deployment.metadata.labels?.["app.kubernetes.io/instance"]).toBe(release);
+    } finally {
+      await run(helm, ["uninstall", release, kubeconfig, "-n", namespace], { env: helmEnv() }).catch(
+        () => undefined,
+      );
+    }
+  });
+});
