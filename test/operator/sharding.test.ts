@@ -204,4 +204,42 @@ describe("three shard operators, 300 Apps spread by label", () => {
     }
     for (const shard of shards) expect(createsByKey[shard.name], shard.name).toBe(appsPerShard);
   }, 300_000);
+
+  it("an App relabelled into another shard is served by that shard from then on", async () => {
+    const moved = ["app-0", "app-3", "app-6"]; // default shard → shard1
+    const requestedAt = new Date().toISOString();
+    for (const name of moved) {
+      await kube.call("PATCH", `${base}/apps/${name}`, {
+        contentType: "application/merge-patch+json",
+        body: { metadata: { labels: { "berth.dev/shard": "shard1" } } },
+      });
+    }
+    const before = simulator?.sim.requests().length ?? 0;
+    for (const name of moved) {
+      await kube.call("PATCH", `${base}/apps/${name}`, {
+        contentType: "application/merge-patch+json",
+        body: { metadata: { annotations: { "berth.dev/reconcile-requested-at": requestedAt } } },
+      });
+    }
+    const handled = async () => {
+      const apps = await listApps();
+      return apps.filter(
+        (app) =>
+          moved.includes(app.metadata.name) &&
+          (app.status as { lastHandledReconcileAt?: string } | undefined)?.lastHandledReconcileAt ===
+            requestedAt,
+      );
+    };
+    for (let attempt = 0; attempt < 100 && (await handled()).length < moved.length; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const apps = await handled();
+    expect(apps.map((app) => app.metadata.name).sort()).toEqual(moved.sort());
+    const ids = new Set(apps.map((app) => (app.status as { appId?: string } | undefined)?.appId));
+    const after = (simulator?.sim.requests() ?? []).slice(before);
+    const keys = new Set(
+      after.filter((r) => ids.has(/\/apps\/([0-9a-f]{24})/.exec(r.path)?.[1])).map((r) => r.keyId),
+    );
+    expect([...keys]).toEqual([keyIds.get("shard1")]);
+  }, 60_000);
 });
