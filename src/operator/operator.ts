@@ -121,10 +121,11 @@ export async function startOperator(
   for (const definition of controllers) {
     const { reconcile, watches } = definition.setup(controllerDeps);
     const informer = informers.get(definition.type);
-    resourceMetrics.track(definition.type.kind ?? definition.name, () => shard.source(informer).list());
+    const owned = shard.source(informer);
+    resourceMetrics.track(definition.type.kind ?? definition.name, () => owned.list());
     const controller = new Controller({
       name: definition.name,
-      informer: shard.source(informer),
+      informer: owned,
       reconcile: shard.reconciler(reconcile, informer),
       logger,
       metrics,
