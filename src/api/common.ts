@@ -74,6 +74,22 @@ export const commonStatusFields = {
     .max(256)
     .optional()
     .describe("X-Request-Id of the last hosting API call; quote it when contacting support."),
+  owner: z
+    .object({
+      userId: z
+        .string()
+        .max(256)
+        .describe("The service's user ID (GET /me) whose key created or adopted the object."),
+      credential: z
+        .string()
+        .max(64)
+        .describe("A hash naming that key (key- and 12 hex of its SHA-256); never the key itself."),
+    })
+    .optional()
+    .describe(
+      "Who owns the external object. berth reads a 404 as 'gone' only with a key of this user, and " +
+        "stalls (CredentialsChanged) instead of creating, changing or releasing anything with another user's key.",
+    ),
   lastHandledReconcileAt: z
     .string()
     .max(256)

@@ -23,12 +23,6 @@ export interface CallOptions {
   /** `user` for work a person asked for, `background` for periodic drift checks (default `user`). */
   priority?: Priority;
   signal?: AbortSignal;
-  /**
-   * Repeat a keyed create after an uncertain failure (default true: the key replays). False leaves
-   * it to the caller, who looks the object up first: a service that acted without recording the
-   * key would act again on the repeat (spending money, for a server order).
-   */
-  repeatUncertain?: boolean;
 }
 
 /** About the response a result came from; not enumerable, so spreading or serializing a result drops it. */
@@ -85,8 +79,7 @@ export function createCaller(deps: CallerDeps): Caller {
           },
         };
       } catch (error) {
-        const delayMs =
-          error instanceof HostingError ? retryDelay(deps, route, error, attempt, options) : undefined;
+        const delayMs = error instanceof HostingError ? retryDelay(deps, error, attempt, options) : undefined;
         if (delayMs === undefined) throw error;
         deps.logger?.warn(
           {
@@ -105,14 +98,12 @@ export function createCaller(deps: CallerDeps): Caller {
 
 function retryDelay(
   deps: CallerDeps,
-  route: Route,
   error: HostingError,
   attempt: number,
   options: CallOptions,
 ): number | undefined {
   if (options.signal?.aborted) return undefined;
-  if (attempt >= deps.backoff.maxAttempts || !mayRepeat(error.kind, route.safety)) return undefined;
-  if (error.kind === "uncertain" && options.repeatUncertain === false) return undefined;
+  if (attempt >= deps.backoff.maxAttempts || !mayRepeat(error.kind)) return undefined;
   if (error.retryAfterSec !== undefined && error.retryAfterSec * 1000 > deps.backoff.maxServerWaitMs)
     return undefined;
   return retryDelayMs(attempt, error.retryAfterSec, deps.backoff, deps.random);

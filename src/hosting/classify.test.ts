@@ -22,11 +22,10 @@ describe("error classification", () => {
     expect(kindOf(effectOfStatus(status, code), safety)).toBe(kind);
   });
 
-  it("repeats retryable failures, and uncertain ones only for keyed creates", () => {
-    expect(mayRepeat("retryable", "never")).toBe(true);
-    expect(mayRepeat("uncertain", "with-key")).toBe(true);
-    expect(mayRepeat("uncertain", "never")).toBe(false);
-    expect(mayRepeat("terminal", "safe")).toBe(false);
+  it("repeats retryable failures only: never an uncertain one, keyed create or not", () => {
+    expect(mayRepeat("retryable")).toBe(true);
+    expect(mayRepeat("uncertain")).toBe(false);
+    expect(mayRepeat("terminal")).toBe(false);
   });
 
   it("tells a refused connection (nothing sent) from a lost one (maybe acted on)", () => {

@@ -25,11 +25,12 @@ export function kindOf(effect: FailureEffect, safety: RetrySafety): HostingError
 }
 
 /**
- * The client repeats a failed call itself only when that cannot act twice: retryable failures, and
- * uncertain ones of keyed creates (the replay of the same key tells what happened).
+ * The client repeats a failed call itself only when that cannot act twice: retryable failures.
+ * Never an uncertain create, even with its key: a service that acted without recording the key
+ * would act again (spec rule 7), so the caller inspects first.
  */
-export function mayRepeat(kind: HostingErrorKind, safety: RetrySafety): boolean {
-  return kind === "retryable" || (kind === "uncertain" && safety === "with-key");
+export function mayRepeat(kind: HostingErrorKind): boolean {
+  return kind === "retryable";
 }
 
 /** Error codes (from Node and undici) raised before a request leaves: the service saw nothing. */

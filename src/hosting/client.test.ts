@@ -133,13 +133,28 @@ describe("retries", () => {
   it("repeats a restart the service refused before acting (connection refused)", async () => {
     const transport = scripted([networkError("ECONNREFUSED"), json(202, status)]);
     const result = await settled(client(transport).restartApp(projectId, appId));
-    expect(result.$metadata.attempts).toBe(2);
+    expect(result.attempts).toBe(2);
   });
 
-  it("repeats a keyed create after a dropped response with the same key, and counts the replay", async () => {
+  it.each([
+    ["a dropped response", networkError("UND_ERR_SOCKET"), "connection_lost"],
+    ["a 502", failure("bad_gateway", 502), "bad_gateway"],
+  ])(
+    "never repeats a keyed create after %s: the caller looks the object up first (rule 7)",
+    async (_, first, code) => {
+      const transport = scripted([first, json(201, project)]);
+      const error = await settled(
+        client(transport).createProject({ name: "p" }, { idempotencyKey: "k" }),
+      ).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code, kind: "uncertain" });
+      expect(transport.requests).toHaveLength(1);
+    },
+  );
+
+  it("repeats a keyed create the service refused before acting (request_in_progress), and counts the replay", async () => {
     const onReplay = vi.fn();
     const transport = scripted([
-      networkError("UND_ERR_SOCKET"),
+      failure("request_in_progress", 409, { retryAfterSec: 1 }),
       json(201, project, { "idempotent-replayed": "true" }),
     ]);
     const created = await settled(
@@ -148,19 +163,6 @@ describe("retries", () => {
     expect(created.$metadata.replayed).toBe(true);
     expect(transport.requests.map((r) => r.headers["idempotency-key"])).toEqual(["k", "k"]);
     expect(onReplay).toHaveBeenCalledWith(expect.objectContaining({ operation: "createProject" }));
-  });
-
-  it("reports an uncertain create when every attempt failed, so the caller looks before creating again", async () => {
-    const transport = scripted([
-      networkError("UND_ERR_SOCKET"),
-      failure("bad_gateway", 502),
-      failure("bad_gateway", 502),
-    ]);
-    const error = await settled(
-      client(transport).createProject({ name: "p" }, { idempotencyKey: "k" }),
-    ).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "bad_gateway", kind: "uncertain" });
-    expect(transport.requests).toHaveLength(3);
   });
 
   it("waits as long as Retry-After on a 429 before trying again", async () => {

@@ -89,6 +89,7 @@ export function createHostingClient(options: HostingClientOptions) {
     return withMetadata(data, metadata);
   }
 
+  /** For answers whose body the spec doesn't show (204, and 202 acceptances): only the metadata. */
   async function callNoContent(
     route: Route,
     input: CallInput,
@@ -145,15 +146,18 @@ export function createHostingClient(options: HostingClientOptions) {
     getAppStatus: (projectId: string, appId: string, o?: CallOptions) =>
       call(routes.getAppStatus, app(projectId, appId), o),
     startApp: (projectId: string, appId: string, o?: CallOptions) =>
-      call(routes.startApp, app(projectId, appId), o),
+      callNoContent(routes.startApp, app(projectId, appId), o),
     stopApp: (projectId: string, appId: string, o?: CallOptions) =>
-      call(routes.stopApp, app(projectId, appId), o),
+      callNoContent(routes.stopApp, app(projectId, appId), o),
     /** Not idempotent: every call restarts again, and a failed call is never repeated by the client. */
     restartApp: (projectId: string, appId: string, o?: CallOptions) =>
-      call(routes.restartApp, app(projectId, appId), o),
-    /** Not idempotent: every call starts another build, and a failed call is never repeated by the client. */
+      callNoContent(routes.restartApp, app(projectId, appId), o),
+    /**
+     * Not idempotent: every call starts another build, and a failed call is never repeated by the
+     * client. The answer promises no body: the new build is the app's `buildId` afterwards.
+     */
     triggerBuild: (projectId: string, appId: string, o?: CallOptions) =>
-      call(routes.triggerBuild, app(projectId, appId), o),
+      callNoContent(routes.triggerBuild, app(projectId, appId), o),
     getAppLogs: (projectId: string, appId: string, query: { maxBytes?: number } = {}, o?: CallOptions) =>
       call(routes.getAppLogs, { ...app(projectId, appId), query: { ...query } }, o),
     getAppUsage: (projectId: string, appId: string, o?: CallOptions) =>
@@ -190,9 +194,11 @@ export function createHostingClient(options: HostingClientOptions) {
     },
     replaceServer: (address: string, input: { instanceType?: string }, o: CreateOptions) =>
       create(routes.replaceServer, { params: { address }, body: input }, o),
-    powerServers: (input: m.PowerInput, o?: CallOptions) => call(routes.powerServers, { body: input }, o),
+    /** Accepted (202); the servers' states tell how it went. */
+    powerServers: (input: m.PowerInput, o?: CallOptions) =>
+      callNoContent(routes.powerServers, { body: input }, o),
     deprovisionServers: (input: m.DeprovisionInput, o?: CallOptions) =>
-      call(routes.deprovisionServers, { body: input }, o),
+      callNoContent(routes.deprovisionServers, { body: input }, o),
 
     listRegions: (o?: CallOptions) => call(routes.listRegions, {}, o),
     listZones: (query: { region?: string } = {}, o?: CallOptions) =>

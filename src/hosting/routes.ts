@@ -56,7 +56,7 @@ export const routes = defineRoutes({
     path: "/projects",
     safety: "with-key",
     callKind: "write",
-    response: s.project,
+    response: s.created,
   },
   getProject: {
     method: "GET",
@@ -92,7 +92,7 @@ export const routes = defineRoutes({
     path: "/projects/{projectId}/apps",
     safety: "with-key",
     callKind: "write",
-    response: s.app,
+    response: s.createdApp,
   },
   getApp: { method: "GET", path: app, safety: "safe", callKind: "read", response: s.app },
   updateApp: { method: "PATCH", path: app, safety: "safe", callKind: "write", response: s.app },
@@ -109,28 +109,28 @@ export const routes = defineRoutes({
     path: `${app}/start`,
     safety: "safe",
     callKind: "write",
-    response: s.lifecycleAccepted,
+    response: s.accepted,
   },
   stopApp: {
     method: "POST",
     path: `${app}/stop`,
     safety: "safe",
     callKind: "write",
-    response: s.lifecycleAccepted,
+    response: s.accepted,
   },
   restartApp: {
     method: "POST",
     path: `${app}/restart`,
     safety: "never",
     callKind: "write",
-    response: s.lifecycleAccepted,
+    response: s.accepted,
   },
   triggerBuild: {
     method: "POST",
     path: `${app}/builds`,
     safety: "never",
     callKind: "write",
-    response: s.build,
+    response: s.accepted,
   },
   getAppLogs: {
     method: "GET",
@@ -151,7 +151,7 @@ export const routes = defineRoutes({
   },
 
   listGrids: { method: "GET", path: "/grids", safety: "safe", callKind: "read", response: s.page(s.grid) },
-  createGrid: { method: "POST", path: "/grids", safety: "with-key", callKind: "write", response: s.grid },
+  createGrid: { method: "POST", path: "/grids", safety: "with-key", callKind: "write", response: s.created },
   getGrid: { method: "GET", path: "/grids/{gridId}", safety: "safe", callKind: "read", response: s.grid },
   deleteGrid: {
     method: "DELETE",
@@ -208,14 +208,14 @@ export const routes = defineRoutes({
     path: "/servers/power",
     safety: "never",
     callKind: "write",
-    response: s.powerResult,
+    response: s.accepted,
   },
   deprovisionServers: {
     method: "POST",
     path: "/servers/deprovision",
     safety: "never",
     callKind: "write",
-    response: s.deprovisionResult,
+    response: s.accepted,
   },
 
   listRegions: {

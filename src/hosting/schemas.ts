@@ -1,8 +1,10 @@
 import { z } from "zod";
 
-// Response records as the service documents them (docs/simulator.md). Objects are loose: fields the
-// service adds later pass through untouched; a documented field that is missing or mistyped is a
-// `response_invalid` error naming it.
+// Response records, as far as hosting-api.md promises them. Objects are loose: fields the service
+// adds pass through untouched. A field the spec shows is required (missing or mistyped, it is a
+// `response_invalid` error naming it); a field it leaves "not shown" is optional. States are open
+// strings: a state the client doesn't know means "in progress", never a parse failure. A create
+// answer promises only its `id`.
 
 const id = z.string().min(1);
 const timestamp = z.string();
@@ -30,7 +32,15 @@ export const me = z.looseObject({
   oauthClient: z.unknown(),
 });
 
-export const project = z.looseObject({ id, name: z.string(), createdAt: timestamp });
+export const project = z.looseObject({ id, name: z.string(), createdAt: timestamp.optional() });
+
+/** What a create promises: the new object's id (and for an app, its start and build). */
+export const created = z.looseObject({ id });
+export const createdApp = z.looseObject({
+  id,
+  start: z.looseObject({ state: z.string() }).optional(),
+  buildId: z.string().optional(),
+});
 
 const port = z.looseObject({ port: z.number().int(), protocol: z.string() });
 const envVar = z.looseObject({ name: z.string(), value: z.string().nullable(), secret: z.boolean() });
@@ -55,8 +65,6 @@ export const appSource = z.looseObject({
   path: z.string().optional(),
 });
 
-export const startState = z.enum(["requested", "deferred", "building", "failed"]);
-
 export const app = z.looseObject({
   id,
   projectId: id,
@@ -64,12 +72,13 @@ export const app = z.looseObject({
   config: appConfig,
   source: appSource.optional(),
   buildId: z.string().optional(),
-  start: z.looseObject({ state: startState }).optional(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
+  start: z.looseObject({ state: z.string() }).optional(),
+  createdAt: timestamp.optional(),
+  updatedAt: timestamp.optional(),
 });
 
-export const appState = z.enum([
+/** The app states the docs name; the service may show others (treated as in progress). */
+export const knownAppStates = z.enum([
   "requested",
   "deferred",
   "building",
@@ -80,11 +89,10 @@ export const appState = z.enum([
   "stopping",
   "stopped",
 ]);
-export const targetState = z.enum(["running", "stopped"]);
 
 export const appStatus = z.looseObject({
-  state: appState,
-  targetState,
+  state: z.string(),
+  targetState: z.string(),
   nodes: z.array(z.looseObject({ id: z.string(), state: z.string() })),
   errors: z.array(z.looseObject({ code: z.string(), message: z.string(), at: timestamp })),
   endpoints: z.array(
@@ -92,18 +100,21 @@ export const appStatus = z.looseObject({
   ),
 });
 
-/** 202 body of start, stop and restart: the status right after the call. */
-export const lifecycleAccepted = z.looseObject({ state: appState, targetState });
+/** A 202 acceptance: the spec shows no body, so whatever comes is ignored. */
+export const accepted = z.unknown();
+
+/** Seconds to wait before polling again; absent or null when the service gives no hint. */
+const pollAfterSec = z.number().nullable().optional();
 
 export const build = z.looseObject({
   id,
-  appId: id,
-  projectId: id,
-  state: z.enum(["queued", "running", "succeeded", "failed"]),
-  failedStep: z.string().nullable(),
-  createdAt: timestamp,
-  finishedAt: timestamp.nullable(),
-  pollAfterSec: z.number().nullable(),
+  appId: id.optional(),
+  projectId: id.optional(),
+  state: z.string(),
+  failedStep: z.string().nullable().optional(),
+  createdAt: timestamp.optional(),
+  finishedAt: timestamp.nullable().optional(),
+  pollAfterSec,
 });
 
 export const logExport = z.looseObject({ text: z.string(), lines: z.number().int(), truncated: z.boolean() });
@@ -121,37 +132,37 @@ export const usage = z.looseObject({
 
 export const grid = z.looseObject({
   id,
-  name: z.string(),
-  description: z.string().nullable(),
-  createdAt: timestamp,
+  name: z.string().optional(),
+  description: z.string().nullable().optional(),
+  createdAt: timestamp.optional(),
 });
 
 export const server = z.looseObject({
   address: id,
-  orderId: z.string(),
-  gridIds: z.array(z.string()),
+  orderId: z.string().optional(),
+  gridIds: z.array(z.string()).default([]),
   state: z.string(),
-  csp: z.string(),
-  region: z.string(),
-  zone: z.string(),
-  instanceType: z.string(),
-  hourlyCost: decimal,
-  createdAt: timestamp,
+  csp: z.string().optional(),
+  region: z.string().optional(),
+  zone: z.string().optional(),
+  instanceType: z.string().optional(),
+  hourlyCost: decimal.optional(),
+  createdAt: timestamp.optional(),
 });
 
 export const order = z.looseObject({
   id,
-  state: z.enum(["pending", "provisioning", "completed", "failed"]),
-  csp: z.string(),
-  region: z.string(),
-  zone: z.string(),
-  instanceType: z.string(),
-  count: z.number().int(),
-  gridIds: z.array(z.string()),
-  servers: z.array(z.string()),
-  error: serviceError.nullable(),
-  pollAfterSec: z.number().nullable(),
-  createdAt: timestamp,
+  state: z.string(),
+  csp: z.string().optional(),
+  region: z.string().optional(),
+  zone: z.string().optional(),
+  instanceType: z.string().optional(),
+  count: z.number().int().optional(),
+  gridIds: z.array(z.string()).default([]),
+  servers: z.array(z.string()).default([]),
+  error: serviceError.nullable().optional(),
+  pollAfterSec,
+  createdAt: timestamp.optional(),
 });
 
 export const estimate = z.looseObject({
@@ -169,14 +180,9 @@ export const estimate = z.looseObject({
 
 export const provisionResult = z.union([estimate, order]);
 
-export const replaceResult = z.looseObject({ replacedAddress: z.string(), order });
-
-export const powerResult = z.looseObject({
-  items: z.array(z.looseObject({ address: z.string(), state: z.string(), error: serviceError.nullable() })),
-});
-
-export const deprovisionResult = z.looseObject({
-  items: z.array(z.looseObject({ address: z.string(), state: z.string() })),
+export const replaceResult = z.looseObject({
+  replacedAddress: z.string().optional(),
+  order: order.optional(),
 });
 
 export const region = z.looseObject({ id, name: z.string(), csps: z.array(z.string()) });

@@ -10,7 +10,9 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-const cursorSchema = z.object({ after: z.number().int().min(-1), filters: z.string() }).strict();
+const cursorSchema = z
+  .object({ after: z.number().int().min(-1), filters: z.string(), nonce: z.number().optional() })
+  .strict();
 
 /** Whether pages may be cut (the harsh default), and the randomness that cuts them. */
 export interface PageCutting {
@@ -50,8 +52,10 @@ export function paginate<T extends { seq: number }>(
     more = true;
   }
   const position = page[page.length - 1]?.seq ?? after;
+  // A cut page's cursor differs from the one it was asked with, even when the page is empty.
+  const nonce = cutting.fullPages ? {} : { nonce: Math.floor(cutting.random() * 1e9) };
   const nextCursor = more
-    ? Buffer.from(JSON.stringify({ after: position, filters })).toString("base64url")
+    ? Buffer.from(JSON.stringify({ after: position, filters, ...nonce })).toString("base64url")
     : null;
   return { items: page, nextCursor };
 }

@@ -4,6 +4,7 @@ import {
   createHostingClient,
   type HostingClient,
   type HostingClientOptions,
+  paginate,
 } from "../../src/hosting/index.ts";
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.ts";
 
@@ -86,4 +87,13 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error("expected the call to fail, but it succeeded");
+}
+
+/** Every item of a paginated list: pages may be short or empty, and only a null cursor ends it. */
+export async function collect<T>(
+  page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of paginate(page)) items.push(item);
+  return items;
 }

@@ -1,6 +1,8 @@
 import type { App } from "../../api/app.ts";
 import { appNames, finalizer } from "../../api/meta.ts";
 import {
+  type CreateAppInput,
+  type CreatedApp,
   isHostingError,
   type ResponseMetadata,
   type App as ServiceApp,
@@ -93,20 +95,22 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
       const created = await client.createApp(action.projectId, action.body, {
         idempotencyKey: action.idempotencyKey,
       });
-      external.app = created;
+      // The answer promises only the id (and start, buildId): the app is what was sent.
+      external.app = appAsCreated(created, action.projectId, action.body);
       external.gone = false;
-      external.status = statusAfterCreate(created);
+      external.status = statusAfterCreate(external.app);
       external.build = undefined;
       memory.uncertainCreate = false;
       memory.readGeneration = app.metadata.generation ?? 0;
       memory.appliedSecrets = secretsOf(observed);
       memory.buildDueAt =
         created.buildId === undefined ? undefined : deps.now() + deps.settings.polls.buildingMs;
+      external.startRequestedAt = deps.now();
       result.statusChanged = true;
       const replay = created.$metadata.replayed ? " (the service replayed an earlier create)" : "";
       event(
         "Created",
-        `created app ${created.name} (${created.id}) in project ${created.projectId}${replay}${quote(created.$metadata)}`,
+        `created app ${action.body.name} (${created.id}) in project ${action.projectId}${replay}${quote(created.$metadata)}`,
       );
       return;
     }
@@ -143,11 +147,14 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
           : action.type === "stop"
             ? client.stopApp
             : client.restartApp;
+      if (action.type !== "stop") external.startRequestedAt = deps.now();
       const accepted = await call(projectId, appId);
+      // A 202 promises no body: the state is known at the next status read.
+      const state = action.type === "stop" ? "stopping" : "requested";
       external.status = {
         ...(external.status ?? emptyStatus()),
-        state: accepted.state,
-        targetState: accepted.targetState,
+        state,
+        targetState: action.type === "stop" ? "stopped" : "running",
       };
       result.statusChanged = true;
       if (action.type === "restart") memory.claims.restart = undefined;
@@ -157,17 +164,16 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
           : action.type === "start" && action.drift
             ? " (it was stopped outside berth)"
             : "";
-      event(
-        pastTense[action.type],
-        `${action.type} accepted${why}; state ${accepted.state}${quote(accepted.$metadata)}`,
-      );
+      event(pastTense[action.type], `${action.type} accepted${why}${quote(accepted)}`);
       return;
     }
     case "triggerBuild": {
-      const build = await client.triggerBuild(projectId, appId);
+      const accepted = await client.triggerBuild(projectId, appId);
       memory.claims.rebuild = undefined;
-      external.build = build;
-      if (external.app !== undefined) external.app = { ...external.app, buildId: build.id };
+      // The 202 promises no body; the new build is the app's buildId from now on.
+      const read = await client.getApp(projectId, appId);
+      external.app = read;
+      external.build = read.buildId === undefined ? undefined : { id: read.buildId, state: "queued" };
       if (external.status?.targetState === "running")
         external.status = { ...external.status, state: "building" };
       memory.buildDueAt = undefined;
@@ -175,7 +181,7 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
       result.buildChanged = true;
       event(
         "BuildTriggered",
-        `build ${build.id} started as asked at ${action.requestedAt}${quote(build.$metadata)}`,
+        `build ${read.buildId ?? "(not listed yet)"} started as asked at ${action.requestedAt}${quote(accepted)}`,
       );
       return;
     }
@@ -230,6 +236,34 @@ function secretsOf(observed: AppObserved): string | undefined {
 
 function emptyStatus(): ServiceStatus {
   return { state: "requested", targetState: "running", nodes: [], errors: [], endpoints: [] };
+}
+
+/** The app the service holds after a create: the request as sent, the answer's id, start and build. */
+function appAsCreated(created: CreatedApp, projectId: string, body: CreateAppInput): ServiceApp {
+  const { config } = body;
+  return {
+    id: created.id,
+    projectId,
+    name: body.name,
+    config: {
+      ...(config.image === undefined ? {} : { image: config.image }),
+      ports: config.ports ?? [],
+      instances: config.instances ?? { min: 1, max: 1 },
+      env: (config.env ?? []).map((e) => ({
+        name: e.name,
+        value: e.secret ? null : e.value,
+        secret: e.secret === true,
+      })),
+      volumes: config.volumes ?? [],
+      hardware: config.hardware ?? {},
+      placement: config.placement ?? {},
+      gridPriorities: config.gridPriorities ?? {},
+      ...(config.command === undefined || config.command === null ? {} : { command: config.command }),
+    },
+    ...(body.source === undefined ? {} : { source: { ...body.source } }),
+    ...(created.buildId === undefined ? {} : { buildId: created.buildId }),
+    ...(created.start === undefined ? {} : { start: created.start }),
+  };
 }
 
 /** The create answer's `start.state` stands for the status until the first read. */

@@ -6,7 +6,7 @@ export type AppAction =
   | { type: "addFinalizer" }
   | { type: "removeFinalizer" }
   | { type: "create"; projectId: string; body: CreateAppInput; idempotencyKey: string }
-  | { type: "update"; patch: AppPatch; fields: AppField[]; drift: boolean; needsComputeSpend: boolean }
+  | { type: "update"; patch: AppPatch; fields: AppField[]; drift: boolean }
   | { type: "start"; drift: boolean }
   | { type: "stop" }
   | { type: "restart"; requestedAt: string }
@@ -15,7 +15,11 @@ export type AppAction =
   /** Remember (in memory) that the echoed request is yet to be carried out; no call. */
   | { type: "claim"; request: "restart" | "rebuild"; value: string };
 
-/** Scopes each call needs at the service, to refuse it before sending when the key lacks them. */
+/**
+ * Scopes each call needs at the service, as far as the spec says they are required: a call a key
+ * certainly can't make is refused before sending. An update "may also need" compute:spend (spec
+ * scope rule 4): berth sends it, and a 403 insufficient_scope becomes Stalled MissingScopes.
+ */
 export function scopesFor(action: AppAction): string[] {
   switch (action.type) {
     case "create":
@@ -23,7 +27,6 @@ export function scopesFor(action: AppAction): string[] {
     case "restart":
       return ["apps:write", "compute:spend"];
     case "update":
-      return action.needsComputeSpend ? ["apps:write", "compute:spend"] : ["apps:write"];
     case "stop":
     case "triggerBuild":
       return ["apps:write"];

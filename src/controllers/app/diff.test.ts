@@ -8,7 +8,6 @@ describe("diffApp", () => {
     expect(diffApp(desired, serviceApp(desired), new Map())).toEqual({
       patch: {},
       fields: [],
-      needsComputeSpend: false,
     });
   });
 
@@ -18,7 +17,6 @@ describe("diffApp", () => {
     expect(diffApp(desired, service, new Map())).toEqual({
       patch: { config: { hardware: { cpu: 2, gpu: null } } },
       fields: ["hardware"],
-      needsComputeSpend: true,
     });
   });
 
@@ -46,7 +44,6 @@ describe("diffApp", () => {
     expect(diffApp(desired, service, new Map())).toEqual({
       patch: { name: "web-2", config: { image: "nginx:1.28" } },
       fields: ["name", "image"],
-      needsComputeSpend: false,
     });
   });
 });

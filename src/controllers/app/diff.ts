@@ -16,14 +16,10 @@ export type AppField =
   | "gridPriorities"
   | "command";
 
-/** Changing these starts, resizes or rebuilds compute: the service also wants `compute:spend`. */
-const computeFields: readonly AppField[] = ["instances", "volumes", "hardware", "source"];
-
 export interface AppDiff {
   /** Only what differs, following the service's PATCH rules; empty when nothing does. */
   patch: AppPatch;
   fields: AppField[];
-  needsComputeSpend: boolean;
 }
 
 /**
@@ -93,7 +89,7 @@ export function diffApp(
     fields.push("command");
   }
   if (Object.keys(config).length > 0) patch.config = config;
-  return { patch, fields, needsComputeSpend: fields.some((f) => computeFields.includes(f)) };
+  return { patch, fields };
 }
 
 type ServiceEnv = ServiceApp["config"]["env"][number];

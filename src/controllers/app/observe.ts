@@ -1,11 +1,12 @@
 import type { App } from "../../api/app.ts";
-import { finalizer, gridNames, projectNames } from "../../api/meta.ts";
+import { appNames, finalizer, gridNames, projectNames } from "../../api/meta.ts";
 import type { CallOptions } from "../../hosting/index.ts";
 import { isHostingError } from "../../hosting/index.ts";
 import { type ControllerDeps, credentialsFor, resourceTypeOf, secretLookup } from "../shared/deps.ts";
 import { describeFailure, type Failure, type Problem, stalledBy, waitingFor } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
-import { madeForResource } from "../shared/lookup.ts";
+import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
+import { credentialsChanged, identityOf } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
@@ -62,7 +63,10 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
     return fail(nothing, describeFailure(error, "reading the API key's identity (GET /me)"));
   }
   observed.me = connection.me;
+  observed.identity = identityOf(connection);
   const result: Observation = { ...nothing, connection };
+  const changed = credentialsChanged(app.status?.owner, observed.identity);
+  if (changed !== undefined) return fail(result, changed);
   const projectId = resolveProject(deps, app);
   if (typeof projectId !== "string") return fail(result, projectId);
   observed.projectId = projectId;
@@ -114,12 +118,30 @@ async function readService(
   };
   const external = memory.external;
   if (reads.lookup) {
-    const page = await client.listApps(projectId, { name: appName(app), limit: 1 }, options);
-    note(page.$metadata);
-    const found = page.items.find((item) => madeForResource(item.createdAt, app.metadata.creationTimestamp));
+    const name = appName(app);
+    const held = heldByOthers(deps, resourceTypeOf(appNames), app.metadata.uid, "appId");
+    const found = await createdCandidates(
+      async (cursor) => {
+        const page = await client.listApps(projectId, { name, cursor }, options);
+        note(page.$metadata);
+        return page;
+      },
+      held,
+      app.metadata.creationTimestamp,
+    );
+    if (found.length > 1) {
+      observed.problem = stalledBy(
+        Reason.DuplicateCreated,
+        `a create of app ${name} had an unknown outcome and ${found.length} apps of that name now exist in project ` +
+          `${projectId} (${found.map((a) => a.id).join(", ")}); set spec.appId to the one to keep and delete the others`,
+      );
+      return;
+    }
     memory.uncertainCreate = false;
-    if (found !== undefined) {
-      external.app = found;
+    const [single] = found;
+    observed.lookedUpNothing = single === undefined;
+    if (single !== undefined) {
+      external.app = single;
       external.gone = false;
       memory.readGeneration = undefined;
     }
@@ -154,7 +176,9 @@ async function readService(
     } catch (error) {
       if (!isHostingError(error) || error.code !== "not_found") throw error;
       if (error.requestId !== undefined) observed.requestId = error.requestId;
+      // Gone means nothing is known of it: the plan then decides afresh instead of waiting on it.
       external.gone = true;
+      external.app = undefined;
       external.status = undefined;
       return;
     }

@@ -1,5 +1,6 @@
 import type { Build, Me, App as ServiceApp, AppStatus as ServiceStatus } from "../../hosting/index.ts";
 import type { Problem } from "../shared/failure.ts";
+import type { Owner } from "../shared/ownership.ts";
 import type { DesiredApp } from "./desired.ts";
 
 /** What berth knows of the app at the service: read, or learned from the answers to its own calls. */
@@ -9,6 +10,8 @@ export interface ExternalApp {
   build: Build | undefined;
   /** The service answered 404 for the app berth recorded. */
   gone: boolean;
+  /** When this process last asked the service to start the app (ms). */
+  startRequestedAt?: number | undefined;
 }
 
 export const unknownExternal = (): ExternalApp => ({
@@ -29,6 +32,8 @@ export interface AppObserved {
   /** Why nothing can be done now (credentials, project, references, a failed read). */
   problem: Problem | undefined;
   me: Me | undefined;
+  /** The key's user and credential hash, once connected. */
+  identity?: Owner | undefined;
   projectId: string | undefined;
   desired: DesiredApp | undefined;
   external: ExternalApp;
@@ -37,4 +42,6 @@ export interface AppObserved {
   appliedSecrets: string | undefined;
   /** X-Request-Id of the last hosting call. */
   requestId: string | undefined;
+  /** A lookup by name ran this reconcile and found no app a create of this App may have made. */
+  lookedUpNothing?: boolean;
 }

@@ -64,6 +64,13 @@ describe("planApp: creating", () => {
     expect(key(anApp({}, { metadata: { uid: "uid-2" } }))).not.toBe(first);
   });
 
+  it("never turns an adoption into a creation: an adopted app that is gone is ExternalNotFound", () => {
+    const app = anApp({ appId: "c".repeat(24) }, { status: { appId: "c".repeat(24), projectId } });
+    const result = plan(app, observed(app, { gone: true }));
+    expect(types(result)).toEqual([]);
+    expect(conditionOf(result, "Stalled")).toBe("True/ExternalNotFound");
+  });
+
   it("recreates an app that vanished at the service with a key of its own", () => {
     const app = anApp({}, { status: { appId: "b".repeat(24), projectId } });
     const result = plan(app, observed(app, { gone: true }));
@@ -188,6 +195,32 @@ describe("planApp: the service's state", () => {
     expect(result.status.url).toBeUndefined();
   });
 
+  it.each([
+    { state: "deferred", asked: undefined, change: false, actions: ["start"] },
+    { state: "start_blocked", asked: undefined, change: false, actions: ["start"] },
+    { state: "deferred", asked: now.getTime() - 1000, change: false, actions: [] },
+    { state: "deferred", asked: now.getTime() - polls.waitingMs, change: false, actions: ["start"] },
+    { state: "start_blocked", asked: now.getTime() - 1000, change: true, actions: ["update", "start"] },
+    { state: "running", asked: undefined, change: false, actions: [] },
+    { state: "migrating", asked: undefined, change: false, actions: [] },
+  ] as const)(
+    "$state, last start $asked, config change $change → $actions (nothing heals by itself)",
+    ({ state, asked, change, actions }) => {
+      const { app, seen } = existing(change ? { image: "nginx:1.28" } : {}, state as "running");
+      if (change) seen.external.app = serviceApp(desiredOf(existing().app));
+      seen.external.startRequestedAt = asked;
+      expect(types(plan(app, seen))).toEqual(actions);
+    },
+  );
+
+  it("a state the docs don't name is in progress: Reconciling, read again soon, never Stalled", () => {
+    const { app, seen } = existing({}, "pending_capacity" as "running");
+    const result = plan(app, seen);
+    expect(conditionOf(result, "Reconciling")).toBe("True/Progressing");
+    expect(conditionOf(result, "Stalled")).toBeUndefined();
+    expect(result.statusPollMs).toBe(polls.startingMs);
+  });
+
   it("quotes the service's error for start_blocked and deferred", () => {
     const { app, seen } = existing({}, "start_blocked");
     seen.external.status = serviceStatus("start_blocked", {
@@ -282,18 +315,15 @@ describe("planApp: converging", () => {
           },
         },
         drift: false,
-        needsComputeSpend: true,
       },
     ]);
   });
 
-  it("refuses an update that needs compute:spend when the key lacks it", () => {
+  it("sends an update that may need compute:spend even when the key lacks it (the service decides)", () => {
     const { app, seen } = existing({ instances: { min: 2, max: 2 } });
     seen.external.app = serviceApp(desiredOf(anApp()));
     seen.me = me(["apps:write"]);
-    const result = plan(app, seen);
-    expect(result.actions).toEqual([]);
-    expect(getCondition(result.status.conditions, "Stalled")?.message).toContain("compute:spend");
+    expect(types(plan(app, seen))).toEqual(["update"]);
   });
 
   describe("secret env values", () => {
@@ -463,6 +493,33 @@ describe("planApp: deleting", () => {
     expect(types(result)).toEqual(actions);
     if (actions.length > 0 && actions[0] !== "removeFinalizer")
       expect(conditionOf(result, "Reconciling")).toBe("True/Deleting");
+  });
+
+  it.each([
+    { case: "a lookup found nothing", lookedUpNothing: true, problem: false, actions: ["removeFinalizer"] },
+    { case: "the lookup failed", lookedUpNothing: undefined, problem: true, actions: [] },
+    { case: "no lookup ran yet", lookedUpNothing: undefined, problem: false, actions: [] },
+  ])(
+    "without an app ID, $case → $actions (never released on a failed lookup)",
+    ({ lookedUpNothing, problem, actions }) => {
+      const app = anApp(
+        {},
+        { metadata: { deletionTimestamp: "2030-01-01T00:00:00Z", finalizers: ["berth.dev/finalizer"] } },
+      );
+      const seen = observed(app);
+      if (lookedUpNothing !== undefined) seen.lookedUpNothing = lookedUpNothing;
+      if (problem)
+        seen.problem = { stalled: false, reason: "ServiceUnavailable" as never, message: "listApps failed" };
+      expect(types(plan(app, seen))).toEqual(actions);
+    },
+  );
+
+  it("with another user's key (CredentialsChanged), nothing is released", () => {
+    const { app, seen } = deleting({}, "running");
+    seen.external.gone = true;
+    seen.problem = { stalled: true, reason: "CredentialsChanged" as never, message: "another user" };
+    expect(types(plan(app, seen))).toEqual([]);
+    expect(conditionOf(plan(app, seen), "Stalled")).toBe("True/CredentialsChanged");
   });
 
   it("polls while the app stops", () => {

@@ -7,6 +7,7 @@ import { noChange, problemChange, quoteRequest, suspended } from "../shared/cond
 import type { PollIntervals } from "../shared/deps.ts";
 import type { Problem } from "../shared/failure.ts";
 import { shortHash } from "../shared/hash.ts";
+import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import { type AppAction, scopesFor } from "./actions.ts";
@@ -57,6 +58,14 @@ export function planApp(input: AppPlanInput): AppPlan {
 
 function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string): AppPlan {
   const { app, observed } = input;
+  if (app.spec.appId !== undefined) {
+    // Adoption never turns into creation: the adopted app is someone's, and it is gone.
+    return blocked(input, {
+      stalled: true,
+      reason: Reason.ExternalNotFound,
+      message: `the adopted app ${app.spec.appId} does not exist at the service (or the key can't see it); fix spec.appId, or remove it to let berth create an app`,
+    });
+  }
   const body = createBody(desired);
   // A recreate (the app vanished at the service) must not replay the first create's answer.
   const replaces = observed.external.gone ? app.status?.appId : undefined;
@@ -95,13 +104,14 @@ function planConverge(input: AppPlanInput, desired: DesiredApp, service: Service
       patch: diff.patch,
       fields: diff.fields,
       drift: specUnchanged,
-      needsComputeSpend: diff.needsComputeSpend,
     });
   }
   if (status !== undefined) {
     if (app.spec.stopped && status.targetState !== "stopped") actions.push({ type: "stop" });
     if (!app.spec.stopped && status.targetState === "stopped") {
       actions.push({ type: "start", drift: app.status?.targetState === "running" });
+    } else if (!app.spec.stopped && startAgainDue(input, status.state, diff.fields.length > 0)) {
+      actions.push({ type: "start", drift: false });
     }
   }
   const fields: Partial<AppStatus> = {};
@@ -115,6 +125,17 @@ function planConverge(input: AppPlanInput, desired: DesiredApp, service: Service
   const view = describeState(app, observed.external, input.polls, quoter(observed));
   const plan = outcome(input, all, view.change, fields);
   return { ...plan, statusPollMs: view.statusPollMs, buildPollMs: view.buildPollMs };
+}
+
+/**
+ * A deferred or start_blocked app stays so until it is started again, even once its cause is gone
+ * (the service does not heal by itself). berth starts it again at once after a config change, and
+ * otherwise at most every `polls.waitingMs`: a start refused for balance costs nothing.
+ */
+function startAgainDue(input: AppPlanInput, state: string, configChanges: boolean): boolean {
+  if (state !== "deferred" && state !== "start_blocked") return false;
+  const asked = input.observed.external.startRequestedAt;
+  return configChanges || asked === undefined || input.now.getTime() - asked >= input.polls.waitingMs;
 }
 
 /**
@@ -155,14 +176,24 @@ function planDeletion(input: AppPlanInput): AppPlan {
   const generation = generationOf(app);
   if (!(app.metadata.finalizers ?? []).includes(finalizer)) return outcome(input, [], noChange());
   const appId = app.status?.appId ?? observed.external.app?.id;
-  if (app.spec.deletionPolicy === "Orphan" || appId === undefined || observed.external.gone) {
-    return outcome(
+  const release = () =>
+    outcome(
       input,
       [{ type: "removeFinalizer" }],
       reconciling(Reason.Deleting, "releasing the app", generation),
     );
-  }
+  if (app.spec.deletionPolicy === "Orphan") return release();
   if (observed.problem !== undefined) return blocked(input, observed.problem);
+  if (observed.external.gone) return release();
+  // With no ID a create may still have happened: released only once a lookup found nothing.
+  if (appId === undefined) {
+    if (observed.lookedUpNothing === true) return release();
+    return outcome(
+      input,
+      [],
+      reconciling(Reason.Deleting, "looking for an app a create may have made", generation),
+    );
+  }
   const status = observed.external.status;
   if (status === undefined) {
     return {
@@ -226,6 +257,7 @@ function outcome(
   const status: AppStatus = {
     ...previous,
     ...externalFields(observed.external),
+    ...ownerToRecord(previous.owner, observed.identity, observed.external.app !== undefined),
     ...fields,
     ...(observed.projectId === undefined || observed.external.app !== undefined
       ? {}

@@ -102,7 +102,7 @@ export function describeState(
     case "building": {
       const finished = build !== undefined && (build.state === "succeeded" || build.state === "failed");
       if (build !== undefined && !finished) {
-        const after = build.pollAfterSec === null ? polls.buildingMs : build.pollAfterSec * 1000;
+        const after = typeof build.pollAfterSec === "number" ? build.pollAfterSec * 1000 : polls.buildingMs;
         return wait(Reason.Building, `build ${build.id} is ${build.state}`, undefined, after);
       }
       // A failed build has already failed the app: read it now; a succeeded one starts it.
@@ -139,6 +139,9 @@ export function describeState(
     case "stopping":
     case "stopped":
       return wait(Reason.Progressing, `starting the app (state ${status.state})`, polls.startingMs);
+    default:
+      // A state the docs don't name (the service adds some): in progress, read again soon.
+      return wait(Reason.Progressing, `the service reports state ${status.state}`, polls.startingMs);
   }
 }
 

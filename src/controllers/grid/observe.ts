@@ -1,12 +1,12 @@
 import type { Grid } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
-import { isHostingError, paginate } from "../../hosting/index.ts";
+import { isHostingError } from "../../hosting/index.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
 import { connectForResource } from "../shared/connect.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import type { Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
-import { madeForResource } from "../shared/lookup.ts";
+import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import { gridType } from "./kind.ts";
@@ -64,14 +64,15 @@ async function readService(
   };
   const gridId = grid.status?.gridId ?? grid.spec.gridId ?? memory.grid?.id;
   if (gridId === undefined) {
-    if (!memory.uncertainCreate) return;
+    // The finalizer goes on before the first create: with it, a create may have happened unheard.
+    const mayExist = memory.uncertainCreate || (grid.metadata.finalizers ?? []).includes(finalizer);
+    if (!mayExist) return;
     const name = gridName(grid);
-    const claimed = claimedGridIds(deps, grid);
-    const found = [];
-    for await (const candidate of paginate((cursor) => client.listGrids({ name, cursor }))) {
-      const recent = madeForResource(candidate.createdAt, grid.metadata.creationTimestamp);
-      if (recent && !claimed.has(candidate.id)) found.push(candidate);
-    }
+    const found = await createdCandidates(
+      (cursor) => client.listGrids({ name, cursor }),
+      heldByOthers(deps, gridType, grid.metadata.uid, "gridId"),
+      grid.metadata.creationTimestamp,
+    );
     observed.found = found;
     memory.uncertainCreate = found.length > 1;
     return;
@@ -101,14 +102,4 @@ async function readService(
   memory.readGeneration = generation;
   memory.servedRequest = reconcileRequest(grid);
   memory.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
-}
-
-/** Grid IDs other Grid resources hold: a grid one of them owns is never adopted by another. */
-function claimedGridIds(deps: ControllerDeps, grid: Grid): Set<string> {
-  const ids = deps
-    .informer(gridType)
-    .list()
-    .filter((other) => other.metadata.uid !== grid.metadata.uid)
-    .map((other) => (other.status as { gridId?: unknown } | undefined)?.gridId);
-  return new Set(ids.filter((id): id is string => typeof id === "string"));
 }

@@ -1,6 +1,7 @@
 import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
 import type { Problem } from "../shared/failure.ts";
 import { newReadMemory, type ReadMemory } from "../shared/memory.ts";
+import type { Owner } from "../shared/ownership.ts";
 
 /** What the Grid controller remembers about one Grid between reconciles. */
 export interface GridMemory extends ReadMemory {
@@ -16,6 +17,8 @@ export function newGridMemory(): GridMemory {
 export interface GridObserved {
   problem: Problem | undefined;
   me: Me | undefined;
+  /** The key's user and credential hash, once connected. */
+  identity?: Owner | undefined;
   grid: ServiceGrid | undefined;
   gone: boolean;
   /**

@@ -155,10 +155,22 @@ describe("planGrid", () => {
       { actions: ["removeFinalizer"], ready: "Unknown", reason: "Deleting" },
     ],
     [
-      "releases a grid that was never created",
+      "releases a grid without an ID once a lookup found none a create may have made",
+      grid({}, deleting),
+      { found: [] },
+      { actions: ["removeFinalizer"], ready: "Unknown", reason: "Deleting" },
+    ],
+    [
+      "never releases a grid without an ID before a lookup ran (or when it failed)",
       grid({}, deleting),
       {},
-      { actions: ["removeFinalizer"], ready: "Unknown", reason: "Deleting" },
+      { actions: [], ready: "Unknown", reason: "Deleting" },
+    ],
+    [
+      "deletes the grid a lookup found after an uncertain create, then lets go",
+      grid({}, deleting),
+      { found: [{ id: gridId, name: "g" }] },
+      { actions: ["delete", "removeFinalizer"], ready: "Unknown", reason: "Deleting" },
     ],
     [
       "does nothing once the finalizer is gone",

@@ -10,6 +10,7 @@ import {
   quoteRequest,
   suspended,
 } from "../shared/condition-changes.ts";
+import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import type { GridObserved } from "./observed.ts";
@@ -61,14 +62,34 @@ export function planGrid(input: GridPlanInput): GridPlan {
   const gridId = grid.status?.gridId ?? observed.grid?.id;
   if (grid.metadata.deletionTimestamp !== undefined) {
     if (!finalizers.includes(finalizer)) return result(input, [], noChange());
-    if (grid.spec.deletionPolicy === "Orphan" || gridId === undefined || observed.gone) {
-      const message =
-        grid.spec.deletionPolicy === "Orphan" && gridId !== undefined
-          ? `releasing grid ${gridId}; it stays at the service (deletionPolicy: Orphan)`
-          : "releasing the grid";
-      return result(input, [{ type: "removeFinalizer" }], reconciling(Reason.Deleting, message, generation));
+    const release = (message: string) =>
+      result(input, [{ type: "removeFinalizer" }], reconciling(Reason.Deleting, message, generation));
+    if (grid.spec.deletionPolicy === "Orphan") {
+      return release(
+        gridId === undefined
+          ? "releasing the grid"
+          : `releasing grid ${gridId}; it stays at the service (deletionPolicy: Orphan)`,
+      );
     }
     if (observed.problem !== undefined) return blocked(input, observed.problem);
+    if (observed.gone) return release("releasing the grid");
+    if (gridId === undefined) {
+      // With no ID a create may still have happened: released only once a lookup found nothing.
+      const [single, ...more] = observed.found ?? [];
+      if (observed.found !== undefined && single === undefined) return release("releasing the grid");
+      if (single === undefined || more.length > 0) {
+        return result(
+          input,
+          [],
+          reconciling(Reason.Deleting, "looking for a grid a create may have made", generation),
+        );
+      }
+      const actions: GridAction[] = [{ type: "delete", gridId: single.id }, { type: "removeFinalizer" }];
+      return (
+        guarded(input, actions, `delete grid ${single.id}`) ??
+        result(input, actions, reconciling(Reason.Deleting, `deleting grid ${single.id}`, generation))
+      );
+    }
     const actions: GridAction[] = [{ type: "delete", gridId }, { type: "removeFinalizer" }];
     return (
       guarded(input, actions, `delete grid ${gridId}`) ??
@@ -192,6 +213,7 @@ function result(input: GridPlanInput, actions: GridAction[], change: ConditionCh
   const status: GridStatus = {
     ...previous,
     ...(gridId === undefined ? {} : { gridId }),
+    ...ownerToRecord(previous.owner, observed.identity, observed.grid !== undefined),
     ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
     lastRequestId: observed.requestId,
     observedGeneration: grid.metadata.generation ?? 0,

@@ -51,13 +51,14 @@ export async function actOnProject(
             { name: action.name },
             { idempotencyKey: action.idempotencyKey },
           );
-          memory.project = created;
+          // The answer promises only the id: the project is named as asked.
+          memory.project = { id: created.id, name: action.name };
           memory.gone = false;
           memory.uncertainCreate = false;
           memory.readGeneration = input.project.metadata.generation ?? 0;
           event(
             "Created",
-            `created project ${created.name} (${created.id})${quote(created.$metadata.requestId)}`,
+            `created project ${action.name} (${created.id})${quote(created.$metadata.requestId)}`,
             "create",
           );
           break;

@@ -1,12 +1,13 @@
-import { appNames, finalizer } from "../../api/meta.ts";
+import { appNames, finalizer, projectNames } from "../../api/meta.ts";
 import type { Project } from "../../api/project.ts";
-import { type CallOptions, isHostingError } from "../../hosting/index.ts";
+import { type CallOptions, isHostingError, paginate } from "../../hosting/index.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
 import { connectForResource } from "../shared/connect.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
-import type { Failure } from "../shared/failure.ts";
+import { type Failure, stalledBy } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
-import { madeForResource } from "../shared/lookup.ts";
+import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
+import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import type { ProjectMemory, ProjectObserved } from "./observed.ts";
@@ -70,20 +71,50 @@ async function readService(
   if (projectId === undefined) {
     const mayExist = memory.uncertainCreate || (project.metadata.finalizers ?? []).includes(finalizer);
     if (!mayExist || refuse(["projects:read"], "look the project up")) return;
-    const page = await client.listProjects({ name: projectName(project), limit: 1 });
-    note(page.$metadata.requestId);
+    const name = projectName(project);
+    const found = await createdCandidates(
+      async (cursor) => {
+        const page = await client.listProjects({ name, cursor });
+        note(page.$metadata.requestId);
+        return page;
+      },
+      heldByOthers(deps, resourceTypeOf(projectNames), project.metadata.uid, "projectId"),
+      project.metadata.creationTimestamp,
+    );
+    if (found.length > 1) {
+      observed.problem = stalledBy(
+        Reason.DuplicateCreated,
+        `a create of project ${name} had an unknown outcome and ${found.length} projects of that name now exist ` +
+          `(${found.map((p) => p.id).join(", ")}); set spec.projectId to the one to keep and delete the others`,
+      );
+      return;
+    }
     memory.uncertainCreate = false;
-    const found = page.items.find((p) => madeForResource(p.createdAt, project.metadata.creationTimestamp));
-    if (found !== undefined) memory.project = found;
+    observed.lookedUpNothing = found[0] === undefined;
+    if (found[0] !== undefined) memory.project = found[0];
     return;
   }
   observed.problem = pinningProblem(me, projectId, "use the project");
   if (observed.problem !== undefined) return;
   if (deleting) {
     if (refuse(["apps:read"], "check the project has no apps before deleting it")) return;
-    const page = await client.listApps(projectId, { limit: 5 });
-    note(page.$metadata.requestId);
-    observed.serviceApps = page.items.map((a) => a.name);
+    try {
+      // Every page: a short or empty page with a cursor does not mean "no apps".
+      const names: string[] = [];
+      for await (const app of paginate(async (cursor) => {
+        const page = await client.listApps(projectId, { cursor });
+        note(page.$metadata.requestId);
+        return page;
+      })) {
+        names.push(app.name);
+      }
+      observed.serviceApps = names;
+    } catch (error) {
+      // The project is already gone (the owner's key was checked on connecting): nothing to delete.
+      if (!isHostingError(error) || error.code !== "not_found") throw error;
+      note(error.requestId);
+      memory.gone = true;
+    }
     return;
   }
   const generation = project.metadata.generation ?? 0;

@@ -1,6 +1,7 @@
 import type { Me, Project as ServiceProject } from "../../hosting/index.ts";
 import type { Problem } from "../shared/failure.ts";
 import { newReadMemory, type ReadMemory } from "../shared/memory.ts";
+import type { Owner } from "../shared/ownership.ts";
 
 /** What the Project controller remembers about one Project between reconciles. */
 export interface ProjectMemory extends ReadMemory {
@@ -16,6 +17,8 @@ export function newProjectMemory(): ProjectMemory {
 export interface ProjectObserved {
   problem: Problem | undefined;
   me: Me | undefined;
+  /** The key's user and credential hash, once connected. */
+  identity?: Owner | undefined;
   project: ServiceProject | undefined;
   gone: boolean;
   /** Apps in the cluster that use this project (`namespace/name`). */
@@ -23,4 +26,6 @@ export interface ProjectObserved {
   /** Names of apps at the service in this project (read only when deleting); undefined when not read. */
   serviceApps: string[] | undefined;
   requestId: string | undefined;
+  /** A lookup by name ran this reconcile and found no project a create of this Project may have made. */
+  lookedUpNothing?: boolean;
 }

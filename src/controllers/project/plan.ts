@@ -5,6 +5,7 @@ import { idempotencyKey } from "../../hosting/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import { noChange, problemChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
 import type { Problem } from "../shared/failure.ts";
+import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import { pinnedProjects, scopeProblem } from "../shared/scopes.ts";
 import type { ProjectObserved } from "./observed.ts";
@@ -43,11 +44,23 @@ export function planProject(input: { project: Project; observed: ProjectObserved
   if (project.metadata.deletionTimestamp !== undefined) {
     if (!finalizers.includes(finalizer)) return result(input, [], noChange());
     const projectId = project.status?.projectId ?? observed.project?.id;
-    if (project.spec.deletionPolicy === "Orphan" || projectId === undefined || observed.gone) {
-      return result(
+    const release = () =>
+      result(
         input,
         [{ type: "removeFinalizer" }],
         reconciling(Reason.Deleting, "releasing the project", generation),
+      );
+    if (project.spec.deletionPolicy === "Orphan") return release();
+    if (observed.problem !== undefined && observed.clusterApps.length === 0)
+      return blocked(input, observed.problem);
+    if (observed.gone) return release();
+    // With no ID a create may still have happened: released only once a lookup found nothing.
+    if (projectId === undefined) {
+      if (observed.lookedUpNothing === true) return release();
+      return result(
+        input,
+        [],
+        reconciling(Reason.Deleting, "looking for a project a create may have made", generation),
       );
     }
     if (observed.clusterApps.length > 0) {
@@ -158,6 +171,7 @@ function result(
   const status: ProjectStatus = {
     ...previous,
     ...(observed.project === undefined ? {} : { projectId: observed.project.id }),
+    ...ownerToRecord(previous.owner, observed.identity, observed.project !== undefined),
     ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
     lastRequestId: observed.requestId,
     observedGeneration: project.metadata.generation ?? 0,

@@ -107,10 +107,7 @@ async function actOnce(input: OrderActInput, current: Current, action: OrderActi
       // Status says an order call may be in flight before it is sent, so a crash during it is noticed.
       current.object = (await patchStatus(deps.kube, serverOrderType, object, action.marker)).object;
       // No blind repeat after an uncertain failure: the next reconcile looks for the order first.
-      const order = await client(input).orderServers(action.input, {
-        idempotencyKey: action.idempotencyKey,
-        repeatUncertain: false,
-      });
+      const order = await client(input).orderServers(action.input, { idempotencyKey: action.idempotencyKey });
       remember(input, order);
       const { count, instanceType, zone } = action.input;
       event(
@@ -133,13 +130,16 @@ async function actOnce(input: OrderActInput, current: Current, action: OrderActi
     case "deprovision": {
       for (let i = 0; i < action.addresses.length; i += deprovisionBatch) {
         const addresses = action.addresses.slice(i, i + deprovisionBatch);
-        const answer = await client(input).deprovisionServers({ addresses, confirm: true });
-        const states = new Map(answer.items.map((item) => [item.address, item.state]));
-        memory.servers = memory.servers?.map((s) => ({ ...s, state: states.get(s.address) ?? s.state }));
+        const accepted = await client(input).deprovisionServers({ addresses, confirm: true });
+        // A 202 promises no body: the servers' states show at the next listing.
+        const asked = new Set(addresses);
+        memory.servers = memory.servers?.map((s) =>
+          asked.has(s.address) ? { ...s, state: "deprovisioning" } : s,
+        );
         observed.servers = memory.servers;
         event(
           "Deprovisioning",
-          answer.$metadata.requestId,
+          accepted.requestId,
           `deprovisioning ${addresses.length} server(s) of order ${action.orderId}, as this ServerOrder was deleted`,
         );
       }

@@ -41,8 +41,13 @@ export function orderChanges(
   order: Order,
 ): string[] {
   const changes: string[] = [];
-  const compare = (field: string, wanted: string | number | undefined, ordered: string | number) => {
-    if (wanted !== undefined && wanted !== ordered)
+  // A field the service didn't return can't be compared (the spec promises none of them).
+  const compare = (
+    field: string,
+    wanted: string | number | undefined,
+    ordered: string | number | undefined,
+  ) => {
+    if (wanted !== undefined && ordered !== undefined && wanted !== ordered)
       changes.push(`spec.${field} is ${wanted} but order ${order.id} has ${ordered}`);
   };
   compare("csp", spec.csp, order.csp);
@@ -76,15 +81,21 @@ export function compareDecimal(a: string, b: string): number | undefined {
   return difference < 0n ? -1 : difference > 0n ? 1 : 0;
 }
 
+/** The order has ended, one way or the other; any other state (known or not) is still in flight. */
+export function orderSettled(order: Order): boolean {
+  return order.state === "completed" || order.state === "failed";
+}
+
 /** `status.phase` for the order's state at the service. */
 export function phaseOf(order: Order): string {
-  const phases: Record<Order["state"], string> = {
+  const phases: Record<string, string> = {
     pending: "Pending",
     provisioning: "Provisioning",
     completed: "Provisioned",
     failed: "Failed",
   };
-  return phases[order.state];
+  // A state the docs don't name is still on its way.
+  return phases[order.state] ?? "Pending";
 }
 
 /** The service's error code as a condition reason: `capacity_unavailable` → `CapacityUnavailable`. */

@@ -22,7 +22,8 @@ export function ordersFromEarlierAttempt(orders: readonly Order[], attempt: Earl
   return orders.filter(
     (order) =>
       !attempt.claimed.has(order.id) &&
-      Date.parse(order.createdAt) >= since &&
+      // Without a creation time (not promised) an order can't be ruled out by age.
+      !(Date.parse(order.createdAt ?? "") < since) &&
       (attempt.input === undefined || sameRequest(order, attempt.input)),
   );
 }

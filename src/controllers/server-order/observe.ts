@@ -19,7 +19,7 @@ import type { Connection } from "../shared/hosting-access.ts";
 import { jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import type { CatalogCache } from "./catalog.ts";
-import { desiredInput } from "./desired.ts";
+import { desiredInput, orderSettled } from "./desired.ts";
 import { ordersFromEarlierAttempt } from "./inspection.ts";
 import { serverOrderType } from "./kind.ts";
 import type { OrderMemory, OrderObserved } from "./observed.ts";
@@ -138,8 +138,7 @@ async function readOrder(
   note: (requestId: string | undefined) => void,
 ): Promise<void> {
   const now = deps.now();
-  const settled =
-    memory.order?.id === orderId && (memory.order.state === "completed" || memory.order.state === "failed");
+  const settled = memory.order?.id === orderId && orderSettled(memory.order);
   const priority =
     settled && memory.readGeneration === (serverOrder.metadata.generation ?? 0) ? "background" : "user";
   let order: WithMetadata<Order> | undefined;
@@ -168,10 +167,10 @@ async function readOrder(
 
 /** An order in flight is read when the service says (`pollAfterSec`); a settled one at the drift check. */
 export function nextReadMs(deps: ControllerDeps, order: Order, polls: OrderPolls): number {
-  if (order.state === "completed" || order.state === "failed") {
+  if (orderSettled(order)) {
     return jittered(deps.settings.driftIntervalMs, deps.random);
   }
-  return order.pollAfterSec === null ? polls.orderMs : Math.max(1, order.pollAfterSec) * 1000;
+  return typeof order.pollAfterSec === "number" ? Math.max(1, order.pollAfterSec) * 1000 : polls.orderMs;
 }
 
 /** Orders an order call with an unknown outcome may have placed (see `ordersFromEarlierAttempt`). */

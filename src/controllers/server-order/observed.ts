@@ -1,6 +1,7 @@
 import type { Estimate, Me, Order, Server } from "../../hosting/index.ts";
 import type { GridIdsResult } from "../grid/grid-ref.ts";
 import type { Failure, Problem } from "../shared/failure.ts";
+import type { Owner } from "../shared/ownership.ts";
 import type { Catalog } from "./catalog.ts";
 
 /** The service's answer to a dry run, with the Idempotency-Key it was asked under. */
@@ -42,6 +43,8 @@ export function newOrderMemory(): OrderMemory {
 export interface OrderObserved {
   problem: Problem | undefined;
   me: Me | undefined;
+  /** The key's user and credential hash, once connected. */
+  identity?: Owner | undefined;
   /** The grids the servers join (spec.gridIds and the resolved gridRefs), or why they are not known yet. */
   grids: GridIdsResult;
   /** Read only while an order may still be placed. */

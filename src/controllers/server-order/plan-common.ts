@@ -11,6 +11,7 @@ import type { ServerOrder, ServerOrderStatus } from "../../api/server-order.ts";
 import type { Order, ProvisionInput } from "../../hosting/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import { type Blocker, problemChange } from "../shared/condition-changes.ts";
+import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import type { OrderObserved } from "./observed.ts";
 
@@ -120,6 +121,7 @@ export function result(
     ...previous,
     ...(fields.estimate === undefined ? {} : { estimate: fields.estimate }),
     ...(orderId === undefined ? {} : { orderId }),
+    ...ownerToRecord(previous.owner, observed.identity, observed.order !== undefined),
     ...(fields.phase === undefined ? {} : { phase: fields.phase }),
     ...(servers === undefined ? {} : { servers }),
     ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),

@@ -3,6 +3,7 @@ import { finalizer } from "../../api/meta.ts";
 import { noChange } from "../shared/condition-changes.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
+import { orderSettled } from "./desired.ts";
 import {
   blocked,
   generationOf,
@@ -66,8 +67,8 @@ export function planDeletion(input: OrderPlanInput): OrderPlan {
       { phase: "Deleting", pollMs: polls.deprovisionMs },
     );
   }
-  if (order !== undefined && (order.state === "pending" || order.state === "provisioning")) {
-    const pollMs = order.pollAfterSec === null ? polls.orderMs : order.pollAfterSec * 1000;
+  if (order !== undefined && !orderSettled(order)) {
+    const pollMs = typeof order.pollAfterSec === "number" ? order.pollAfterSec * 1000 : polls.orderMs;
     const message = `waiting for order ${orderId} to deliver its servers, to deprovision them`;
     return result(input, [], deleting(message), { phase: "Deleting", pollMs });
   }

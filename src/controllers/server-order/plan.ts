@@ -206,7 +206,7 @@ function describeProgress(
   const provisioning = servers.filter((s) => s.state === "provisioning").length;
   if (provisioning > 0)
     return waiting(`${provisioning} server(s) of order ${order.id} are still provisioning`);
-  if (servers.length < order.count) {
+  if (servers.length < (order.count ?? input.serverOrder.spec.count)) {
     return blocked(
       input,
       {

@@ -3,23 +3,30 @@ import { isHostingError } from "../../hosting/index.ts";
 import { type ControllerDeps, credentialsFor } from "./deps.ts";
 import { describeFailure, type Failure, type Problem, stalledBy } from "./failure.ts";
 import type { Connection } from "./hosting-access.ts";
+import { credentialsChanged, identityOf, type Owner } from "./ownership.ts";
 import { Reason } from "./reasons.ts";
 
 /** An observation `connectForResource` fills in. */
 export interface ConnectedObservation {
-  observed: { problem: Problem | undefined; me: Me | undefined; requestId: string | undefined };
+  observed: {
+    problem: Problem | undefined;
+    me: Me | undefined;
+    identity?: Owner | undefined;
+    requestId: string | undefined;
+  };
   connection: Connection | undefined;
   failure: Failure | undefined;
 }
 
 /**
- * Resolves the resource's credentials, connects (the key's identity), then runs `read`. A missing
+ * Resolves the resource's credentials, connects (the key's identity), checks the key belongs to the
+ * recorded owner (see `credentialsChanged`), then runs `read`. A missing
  * credential is a Stalled problem; a hosting error from the connection or `read` is described as
  * `doing` ("reading the grid at the service") and, when the key may have changed, drops the cached identity.
  */
 export async function connectForResource(
   deps: ControllerDeps,
-  resource: Parameters<typeof credentialsFor>[1],
+  resource: Parameters<typeof credentialsFor>[1] & { status?: { owner?: Owner | undefined } | undefined },
   observation: ConnectedObservation,
   doing: string,
   read: (connection: Connection) => Promise<void>,
@@ -33,6 +40,9 @@ export async function connectForResource(
   try {
     observation.connection = await deps.hosting.connect(credentials.credentials);
     observed.me = observation.connection.me;
+    observed.identity = identityOf(observation.connection);
+    observed.problem = credentialsChanged(resource.status?.owner, observed.identity);
+    if (observed.problem !== undefined) return;
     await read(observation.connection);
   } catch (error) {
     if (!isHostingError(error)) throw error;

@@ -6,6 +6,7 @@ import { ReconcileError } from "./errors.ts";
 import type { Failure, Problem } from "./failure.ts";
 import { Memory } from "./memory.ts";
 import { OwnWrites } from "./own-writes.ts";
+import { parseForReconcile } from "./parse.ts";
 import { earliest, retryAt } from "./schedule.ts";
 import { invalidSpec, withProblem, writeStatus } from "./status.ts";
 
@@ -98,7 +99,7 @@ export function kindReconciler<
     }
     if (stored.metadata.uid !== undefined && released.get(key) === stored.metadata.uid) return Outcome.done();
     const object = ownWrites.freshest(key, stored);
-    const parsed = kind.schema.safeParse(object);
+    const parsed = parseForReconcile(kind.schema, object);
     if (!parsed.success) return invalidSpec(deps, kind.type, object, parsed.error.issues);
     const resource = parsed.data;
     const memory = memories.get(key, resource.metadata.uid ?? "");

@@ -14,5 +14,12 @@ export const Reason = {
   Forbidden: "Forbidden",
   /** The object to adopt (spec.appId / spec.projectId) does not exist or is not visible to the key. */
   ExternalNotFound: "ExternalNotFound",
+  /**
+   * A create had an unknown outcome and several objects of that name, held by no other resource,
+   * now exist: a person picks one (spec.appId / spec.projectId) or deletes the extras.
+   */
+  DuplicateCreated: "DuplicateCreated",
+  /** The credentials now belong to another user than the one who owns the external object. */
+  CredentialsChanged: "CredentialsChanged",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
