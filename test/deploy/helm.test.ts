@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { kubeconfigPath } from "../support/kube.ts";
 import { goTool } from "../support/tools.ts";
-import { applyForReal, deployPath, findObject, kubectl, type Manifest, render, run } from "./helpers.ts";
+import {
+  applyForReal,
+  deployPath,
+  dryRunApply,
+  findObject,
+  kubectl,
+  type Manifest,
+  render,
+  run,
+} from "./helpers.ts";
 
 /** The chart with real Helm: lint, template (default and non-default values), install. */
 const helm = goTool("helm");
@@ -36,13 +45,6 @@ async function template(values: string[], namespace = "berth-system", release = 
       .map((d) => d.toJS() as Manifest)
       .filter(Boolean),
   };
-}
-
-function dryRunApply(yaml: string) {
-  return kubectl(
-    ["apply", "--server-side", "--dry-run=server", "--field-manager=berth-helm-test", "-f", "-"],
-    yaml,
-  );
 }
 
 const nonDefault = [

@@ -65,6 +65,14 @@ export function findObject(objects: Manifest[], kind: string, name?: string): Ma
   return found;
 }
 
+/** A server-side dry-run apply, as the deploy tests' one field manager (so their objects never conflict). */
+export function dryRunApply(yaml: string): Promise<Output> {
+  return kubectl(
+    ["apply", "--server-side", "--dry-run=server", "--field-manager=berth-deploy-test", "-f", "-"],
+    yaml,
+  );
+}
+
 /** Creates or updates objects for real (server-side apply), e.g. a namespace other objects need. */
 export async function applyForReal(yaml: string): Promise<void> {
   await kubectl(["apply", "--server-side", "--field-manager=berth-deploy-test", "-f", "-"], yaml);

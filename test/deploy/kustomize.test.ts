@@ -4,7 +4,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/cli/command.ts";
 import { commands } from "../../src/cli/run.ts";
 import { Shard } from "../../src/operator/shard.ts";
-import { applyForReal, findObject, kubectl, type Manifest, render, repoRoot } from "./helpers.ts";
+import {
+  applyForReal,
+  dryRunApply,
+  findObject,
+  kubectl,
+  type Manifest,
+  render,
+  repoRoot,
+} from "./helpers.ts";
 
 const overlays = ["overlays/default", "overlays/monitoring", "overlays/namespaced", "overlays/sharded"];
 
@@ -38,13 +46,6 @@ function flag(args: string[], name: string): string | undefined {
 
 function portOf(container: Container, name: string): number | undefined {
   return container.ports.find((port) => port.name === name)?.containerPort;
-}
-
-function dryRunApply(yaml: string) {
-  return kubectl(
-    ["apply", "--server-side", "--dry-run=server", "--field-manager=berth-deploy-test", "-f", "-"],
-    yaml,
-  );
 }
 
 describe("deploy/ kustomizations on a real apiserver", () => {
