@@ -3,6 +3,7 @@ import { promisify } from "node:util";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { kubeconfigPath } from "../support/kube.ts";
+import { serviceHttp } from "../support/service-http.ts";
 import { type Account, condition, hasCondition, useOperatorEnvironment } from "./support.ts";
 
 const run = promisify(execFile);
@@ -140,19 +141,13 @@ describe("App lifecycle against the simulator", () => {
   it("adopts an existing app by spec.appId without creating one, and aligns its config", async () => {
     const account = await env.setUp();
     await env.startOperator();
-    const headers = { authorization: `Bearer ${account.token}`, "content-type": "application/json" };
-    const project = await fetch(`${env.baseUrl}/projects`, {
-      method: "POST",
-      headers,
-      body: '{"name":"legacy"}',
+    const service = serviceHttp(env.baseUrl, account.token);
+    const projectId = (await service.post<{ id: string }>("/projects", { name: "legacy" })).body.id;
+    const created = await service.post<{ id: string }>(`/projects/${projectId}/apps`, {
+      name: "old",
+      config: { image: "nginx:1.26" },
     });
-    const projectId = ((await project.json()) as { id: string }).id;
-    const created = await fetch(`${env.baseUrl}/projects/${projectId}/apps`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ name: "old", config: { image: "nginx:1.26" } }),
-    });
-    const appId = ((await created.json()) as { id: string }).id;
+    const appId = created.body.id;
     await env.create("apps", "adopted", { projectId, appId, displayName: "old", image: "nginx:1.27" });
     const app = await env.waitFor(
       "apps",
@@ -163,19 +158,14 @@ describe("App lifecycle against the simulator", () => {
     // The one create is the test's own: the operator adopted the app.
     expect(env.requests("createApp")).toHaveLength(1);
     expect(env.requests("updateApp")).toHaveLength(1);
-    const after = (await (
-      await fetch(`${env.baseUrl}/projects/${projectId}/apps/${appId}`, { headers })
-    ).json()) as {
-      config: { image: string };
-    };
-    expect(after.config.image).toBe("nginx:1.27");
+    const after = await service.get<{ config: { image: string } }>(`/projects/${projectId}/apps/${appId}`);
+    expect(after.body.config.image).toBe("nginx:1.27");
   });
 
   /** Apps of that name in the project, read with the test's own key. */
   async function lookupApps(account: Account, projectId: string, name: string): Promise<{ id: string }[]> {
-    const response = await fetch(`${env.baseUrl}/projects/${projectId}/apps?name=${name}`, {
-      headers: { authorization: `Bearer ${account.token}` },
-    });
-    return ((await response.json()) as { items: { id: string }[] }).items;
+    return serviceHttp(env.baseUrl, account.token).items<{ id: string }>(
+      `/projects/${projectId}/apps?name=${name}`,
+    );
   }
 });

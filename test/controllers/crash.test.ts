@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { kubeconfigPath } from "../support/kube.ts";
+import { serviceHttp } from "../support/service-http.ts";
 import { hasCondition, sleep, useOperatorEnvironment } from "./support.ts";
 
 /** `berth operator` as its own process, watching one namespace. */
@@ -30,13 +31,8 @@ describe("operator killed between the create call and the status write", () => {
 
   it("ends with exactly one app at the service after a restart", async () => {
     const account = await env.setUp();
-    const headers = { authorization: `Bearer ${account.token}`, "content-type": "application/json" };
-    const created = await fetch(`${env.baseUrl}/projects`, {
-      method: "POST",
-      headers,
-      body: '{"name":"demo"}',
-    });
-    const projectId = ((await created.json()) as { id: string }).id;
+    const service = serviceHttp(env.baseUrl, account.token);
+    const projectId = (await service.post<{ id: string }>("/projects", { name: "demo" })).body.id;
 
     // The simulator holds the create for 3 s (the request is in progress, then acts and answers).
     env.sim.injectFault({ operation: "createApp", latencyMs: 3000, times: 1 });
@@ -58,8 +54,7 @@ describe("operator killed between the create call and the status write", () => {
     const restarted = operatorProcess(env.namespace);
     try {
       const app = await env.waitFor("apps", "web", hasCondition("Ready"), 30_000);
-      const response = await fetch(`${env.baseUrl}/projects/${projectId}/apps?name=web`, { headers });
-      const { items } = (await response.json()) as { items: { id: string }[] };
+      const items = await service.items<{ id: string }>(`/projects/${projectId}/apps?name=web`);
       expect(items.map((i) => i.id)).toEqual([app?.status?.appId]);
       expect(env.requests("createApp").filter((r) => r.status === 201 && !r.replayed)).toHaveLength(1);
     } finally {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { serviceHttp } from "../support/service-http.ts";
 import { condition, hasCondition, useOperatorEnvironment } from "./support.ts";
 
 type WithProjectId = { status?: { projectId?: string } };
@@ -7,10 +8,7 @@ describe("Project", () => {
   const env = useOperatorEnvironment();
 
   async function projectsAtService(token: string): Promise<{ id: string; name: string }[]> {
-    const response = await fetch(`${env.baseUrl}/projects`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    return ((await response.json()) as { items: { id: string; name: string }[] }).items;
+    return serviceHttp(env.baseUrl, token).items<{ id: string; name: string }>("/projects");
   }
 
   it("creates the project, renames it on a displayName change, and is Ready", async () => {

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import type { App } from "../../src/api/app.ts";
 import type { Condition } from "../../src/api/conditions.ts";
 import { installCrds } from "../../src/api/install.ts";
+import type { OperatorConfigInput } from "../../src/operator/config.ts";
 import { type RunningOperator, startOperator } from "../../src/operator/index.ts";
 import type { OperatorDeps } from "../../src/operator/operator.ts";
 import { KubeClient, patchTypes } from "../../src/runtime/index.ts";
@@ -97,9 +98,23 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
         await core.replaceNamespacedSecret({ name, namespace: state.namespace, body });
       }
     },
-    async startOperator(extra: Partial<OperatorDeps> = {}, driftInterval = "10m"): Promise<RunningOperator> {
+    async deleteSecret(name: string): Promise<void> {
+      await core.deleteNamespacedSecret({ name, namespace: state.namespace });
+    },
+    async startOperator(
+      extra: Partial<OperatorDeps> = {},
+      driftInterval = "10m",
+      overrides: Partial<OperatorConfigInput> = {},
+    ): Promise<RunningOperator> {
       const operator = await startOperator(
-        { namespaces: [state.namespace], metricsAddr: "", healthAddr: "", concurrency: 4, driftInterval },
+        {
+          namespaces: [state.namespace],
+          metricsAddr: "",
+          healthAddr: "",
+          concurrency: 4,
+          driftInterval,
+          ...overrides,
+        },
         {
           logger: createLogger({ level: process.env.BERTH_TEST_LOG ?? "silent" }),
           registry: new Registry(),

@@ -1,22 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { HostingError, idempotencyKey, paginate } from "../../src/hosting/index.ts";
-import { imageApp, rejection, uniqueName, useSimulator } from "./support.ts";
+import { collect, imageApp, rejection, uniqueName, useSimulator } from "./support.ts";
 
 const sim = useSimulator();
 const owner = "7d0b7a2e-5c1f-4f7e-9a0d-2b7c8e1f3a45";
 
 describe("idempotent creates against the simulator", () => {
-  it("replays a create whose response was dropped after the service acted: same object, no duplicate", async () => {
+  it("reports a dropped create as uncertain; the caller's same-key repeat replays it: same object, no duplicate", async () => {
     const { client, keyId } = sim.account();
     const args = { name: uniqueName("proj") };
+    const key = idempotencyKey(owner, "createProject", args);
     sim.sim.injectFault({ operation: "createProject", dropResponse: true, times: 1 });
 
-    const created = await client.createProject(args, {
-      idempotencyKey: idempotencyKey(owner, "createProject", args),
-    });
+    const error = await rejection(client.createProject(args, { idempotencyKey: key }));
+    expect(error).toMatchObject({ kind: "uncertain", code: "connection_lost" });
+    const created = await client.createProject(args, { idempotencyKey: key });
 
-    expect(created.$metadata).toMatchObject({ replayed: true, attempts: 2 });
-    const named = (await client.listProjects({ name: args.name })).items;
+    expect(created.$metadata).toMatchObject({ replayed: true, attempts: 1 });
+    const named = await collect((cursor) => client.listProjects({ name: args.name, cursor }));
     expect(named.map((p) => p.id)).toEqual([created.id]);
     const log = sim.sim.requests({ operation: "createProject" }).filter((r) => r.keyId === keyId);
     expect(log.map((r) => ({ dropped: r.dropped, replayed: r.replayed }))).toEqual([
@@ -33,10 +34,14 @@ describe("idempotent creates against the simulator", () => {
     );
     const args = { name: uniqueName("web"), ...imageApp };
     sim.sim.injectFault({ operation: "createApp", dropResponse: true, times: 1 });
+    const key = idempotencyKey(owner, "createApp", args);
 
-    const app = await client.createApp(project.id, args, {
-      idempotencyKey: idempotencyKey(owner, "createApp", args),
+    await expect(
+      rejection(client.createApp(project.id, args, { idempotencyKey: key })),
+    ).resolves.toMatchObject({
+      kind: "uncertain",
     });
+    const app = await client.createApp(project.id, args, { idempotencyKey: key });
 
     expect(app.$metadata.replayed).toBe(true);
     const apps = [];
@@ -45,7 +50,7 @@ describe("idempotent creates against the simulator", () => {
     expect(apps.map((a) => a.id)).toEqual([app.id]);
   });
 
-  it("repeats a create the service refused with a 503 (not acted), creating it once", async () => {
+  it("never repeats a create answered 503 itself (it may have acted); the same-key repeat creates it once", async () => {
     const { client } = sim.account();
     const project = await client.createProject(
       { name: uniqueName("proj") },
@@ -53,11 +58,19 @@ describe("idempotent creates against the simulator", () => {
     );
     const args = { name: uniqueName("web"), ...imageApp };
     sim.sim.injectFault({ operation: "createApp", status: 503, times: 1 });
+    const key = uniqueName("k");
 
-    const app = await client.createApp(project.id, args, { idempotencyKey: uniqueName("k") });
+    await expect(
+      rejection(client.createApp(project.id, args, { idempotencyKey: key })),
+    ).resolves.toMatchObject({
+      kind: "uncertain",
+      status: 503,
+    });
+    const app = await client.createApp(project.id, args, { idempotencyKey: key });
 
-    expect(app.$metadata.attempts).toBe(2);
-    expect((await client.listApps(project.id, { name: args.name })).items).toHaveLength(1);
+    expect(app.$metadata).toMatchObject({ attempts: 1, replayed: false });
+    const named = await collect((cursor) => client.listApps(project.id, { name: args.name, cursor }));
+    expect(named).toHaveLength(1);
   });
 
   it("fails with idempotency_conflict when a key is reused with other arguments", async () => {
@@ -93,7 +106,9 @@ describe("idempotent creates against the simulator", () => {
     expect(b.id).toBe(a.id);
     expect(b.$metadata.replayed).toBe(true);
     expect(statuses).toContain(409);
-    expect((await account.client.listProjects({ name: args.name })).items).toHaveLength(1);
+    expect(await collect((cursor) => account.client.listProjects({ name: args.name, cursor }))).toHaveLength(
+      1,
+    );
   });
 
   it("never repeats a restart whose response was lost: the caller learns it is uncertain", async () => {

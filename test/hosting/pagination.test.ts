@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { paginate } from "../../src/hosting/index.ts";
 import { uniqueName, useSimulator } from "./support.ts";
 
-const sim = useSimulator();
+// Creates answer within 0.2 s here: this file is about paging, not about how long creates take.
+const sim = useSimulator({ timings: { createMin: 0, createMax: 0.2 } });
 
 describe("pagination against the simulator", () => {
-  it("follows nextCursor over several pages, in creation order, until null", async () => {
+  it("follows nextCursor over several pages (some short or empty), in creation order, until null", async () => {
     const { client, keyId } = sim.account();
     const created: string[] = [];
     for (let i = 0; i < 7; i++) {
@@ -17,7 +18,9 @@ describe("pagination against the simulator", () => {
       seen.push(project.id);
 
     expect(seen).toEqual(created);
-    expect(sim.sim.requests({ operation: "listProjects" }).filter((r) => r.keyId === keyId)).toHaveLength(3);
+    // Seven items three at a time: at least three pages, more when the service cuts some short.
+    const pages = sim.sim.requests({ operation: "listProjects" }).filter((r) => r.keyId === keyId);
+    expect(pages.length).toBeGreaterThanOrEqual(3);
   });
 
   it("keeps the filters while paging", async () => {
@@ -38,6 +41,7 @@ describe("pagination against the simulator", () => {
     for await (const project of projects) seen.push(project.id);
 
     expect(seen).toEqual(ids);
-    expect(pages).toBe(3);
+    // Five items two at a time: three pages at least, more when the service cuts some short.
+    expect(pages).toBeGreaterThanOrEqual(3);
   });
 });

@@ -15,10 +15,10 @@ export interface BerthObject {
   status?: Record<string, unknown> & { conditions?: Condition[] };
 }
 
-const kinds = { grids: "Grid", serverorders: "ServerOrder" } as const;
+const kinds = { grids: "Grid", serverorders: "ServerOrder", projects: "Project" } as const;
 export type BerthPlural = keyof typeof kinds;
 
-/** Create, read, patch, delete and wait on Grids and ServerOrders of one namespace, through client-node. */
+/** Create, read, patch, delete and wait on Grids, ServerOrders and Projects of one namespace, through client-node. */
 export function berthObjects(config: KubeConfig, namespace: () => string) {
   const api = config.makeApiClient(CustomObjectsApi);
   const at = (plural: BerthPlural) => ({ group, version, plural, namespace: namespace() });
@@ -62,6 +62,10 @@ export function berthObjects(config: KubeConfig, namespace: () => string) {
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+    },
+    /** Waits until the object is gone (its finalizers released). */
+    async waitForGone(plural: BerthPlural, name: string, timeoutMs = 20_000): Promise<void> {
+      await objects.waitFor(plural, name, (object) => object === undefined, timeoutMs);
     },
   };
   return objects;

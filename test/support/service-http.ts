@@ -1,10 +1,13 @@
+import { randomUUID } from "node:crypto";
+
 /** Plain HTTP calls to the simulator as the test's user: an independent look at the service's state. */
 export function serviceHttp(baseUrl: string, token: string) {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   async function send<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers,
+      // Every POST carries a fresh key, as a correct client's creates do (the others ignore it).
+      headers: method === "POST" ? { ...headers, "idempotency-key": randomUUID() } : headers,
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
@@ -13,11 +16,21 @@ export function serviceHttp(baseUrl: string, token: string) {
   return {
     get: <T>(path: string) => send<T>("GET", path),
     post: <T>(path: string, body: unknown) => send<T>("POST", path, body),
-    /** Every item of a list (the tests' lists fit in one page). */
+    /** Every item of a list, over all pages: pages may be short or empty, and only a null cursor ends it. */
     async items<T>(path: string): Promise<T[]> {
-      const { status, body } = await send<{ items: T[] }>("GET", path);
-      if (status !== 200) throw new Error(`GET ${path} answered ${status}`);
-      return body.items;
+      const items: T[] = [];
+      let cursor: string | null = null;
+      do {
+        const suffix: string = cursor === null ? "" : `${path.includes("?") ? "&" : "?"}cursor=${cursor}`;
+        const { status, body } = await send<{ items: T[]; nextCursor: string | null }>(
+          "GET",
+          `${path}${suffix}`,
+        );
+        if (status !== 200) throw new Error(`GET ${path} answered ${status}`);
+        items.push(...body.items);
+        cursor = body.nextCursor;
+      } while (cursor !== null);
+      return items;
     },
   };
 }

@@ -11,6 +11,30 @@ describe("diffApp", () => {
     });
   });
 
+  it("ignores fields the service adds to its records (no PATCH loop on unknown fields)", () => {
+    const desired = desiredOf(
+      anApp({
+        ports: [{ port: 80, protocol: "http" }],
+        volumes: [{ name: "data", mountPath: "/data", sizeGb: 5 }],
+        env: [{ name: "A", value: "1" }],
+      }),
+    );
+    const service = serviceApp(desired);
+    const extra = { revision: 7, tags: [] };
+    const marked = {
+      ...service,
+      ...extra,
+      config: {
+        ...service.config,
+        ...extra,
+        ports: service.config.ports.map((p) => ({ ...p, ...extra })),
+        volumes: service.config.volumes.map((v) => ({ ...v, ...extra })),
+        env: service.config.env.map((e) => ({ ...e, ...extra })),
+      },
+    };
+    expect(diffApp(desired, marked, new Map()).fields).toEqual([]);
+  });
+
   it("merges hardware and placement by key: changed keys set, dropped keys null", () => {
     const desired = desiredOf(anApp({ hardware: { cpu: 2 }, placement: { region: "eu" } }));
     const service = serviceApp(desired, { hardware: { cpu: 1, gpu: 1 }, placement: { region: "eu" } });

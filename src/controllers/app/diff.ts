@@ -45,7 +45,8 @@ export function diffApp(
     config.image = desired.image;
     fields.push("image");
   }
-  if (desired.source !== undefined && !deepEqual(desired.source, current.source)) {
+  // Compared by the fields berth sets: the service may add fields of its own to any record.
+  if (desired.source !== undefined && !deepEqual(desired.source, sourceFields(current.source))) {
     patch.source = desired.source;
     fields.push("source");
   }
@@ -66,7 +67,12 @@ export function diffApp(
     config.env = envToSend(desired.env, have.env, applied);
     fields.push("env");
   }
-  if (!deepEqual(desired.volumes, have.volumes)) {
+  if (
+    !deepEqual(
+      desired.volumes,
+      have.volumes.map(({ name, mountPath, sizeGb }) => ({ name, mountPath, sizeGb })),
+    )
+  ) {
     config.volumes = desired.volumes as AppConfigInput["volumes"];
     fields.push("volumes");
   }
@@ -93,6 +99,12 @@ export function diffApp(
 }
 
 type ServiceEnv = ServiceApp["config"]["env"][number];
+
+function sourceFields(source: ServiceApp["source"]) {
+  if (source === undefined) return undefined;
+  const { provider, repository, branch, path } = source;
+  return { provider, repository, branch, ...(path === undefined ? {} : { path }) };
+}
 
 function envMatches(
   desired: readonly DesiredEnv[],

@@ -1,7 +1,7 @@
 /**
  * Harsh profile: every record in an answer carries fields no client knows (a real service adds
- * fields without a new version). A record is any object with an `id`, `address`, `state` or
- * `port`, and the answer itself.
+ * fields without a new version). A record is the answer itself, and any object in it with an `id`
+ * or an `address`.
  */
 export function withUnknownFields(body: unknown, revision: number): unknown {
   return mark(body, revision, true);
@@ -12,7 +12,7 @@ function mark(value: unknown, revision: number, top: boolean): unknown {
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) out[key] = mark(field, revision, false);
-  const isRecord = top || ["id", "address", "state", "port"].some((key) => key in out);
+  const isRecord = top || "id" in out || "address" in out;
   if (isRecord && !("items" in out))
     Object.assign(out, { revision, tags: [], _sim: { note: "unknown to clients" } });
   return out;

@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
+import { kubeConfig } from "../support/kube.ts";
+import { serviceHttp } from "../support/service-http.ts";
+import { sleep, useOperatorEnvironment } from "./support.ts";
+
+// Issue "Never spend twice, never leak": the two reproductions, under the simulator's harsh defaults.
+
+interface Named {
+  id: string;
+  name: string;
+}
+interface ServiceServer {
+  address: string;
+  state: string;
+}
+
+const order = {
+  csp: "native",
+  region: "eu-central",
+  zone: "eu-central-1a",
+  instanceType: "native.small",
+  count: 1,
+  approved: true,
+  maxHourlyCost: "0.10",
+};
+
+describe("never spend twice, never leak", () => {
+  const env = useOperatorEnvironment();
+  const objects = berthObjects(kubeConfig(), () => env.namespace);
+
+  it("a create the service acted on, then dropped and forgot, leaves one project and one grid", async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    for (const operation of ["createProject", "createGrid"]) {
+      env.sim.injectFault({ operation, dropResponse: true, forgetIdempotency: true, times: 1 });
+    }
+    await env.startOperator();
+    await objects.create("projects", "shop", { displayName: "shop-uncertain" });
+    await objects.create("grids", "edge", { displayName: "edge-uncertain" });
+    const project = await objects.waitFor("projects", "shop", withCondition("Ready"));
+    const grid = await objects.waitFor("grids", "edge", withCondition("Ready"));
+    const projects = await service.items<Named>("/projects?name=shop-uncertain");
+    const grids = await service.items<Named>("/grids?name=edge-uncertain");
+    expect(projects.map((p) => p.id)).toEqual([project?.status?.projectId]);
+    expect(grids.map((g) => g.id)).toEqual([grid?.status?.gridId]);
+    // The dropped create acted once; berth looked it up instead of creating again.
+    expect(env.requests("createProject").filter((r) => r.status === 201)).toHaveLength(1);
+    expect(env.requests("createGrid").filter((r) => r.status === 201)).toHaveLength(1);
+    expect(project?.status?.owner).toEqual({
+      userId: account.userId,
+      credential: expect.stringMatching(/^key-/),
+    });
+  });
+
+  it("a lookup never adopts an object another resource holds, even of the same name", async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    await env.startOperator();
+    await objects.create("projects", "first", { displayName: "same" });
+    const first = await objects.waitFor("projects", "first", withCondition("Ready"));
+    env.sim.injectFault({
+      operation: "createProject",
+      dropResponse: true,
+      forgetIdempotency: true,
+      times: 1,
+    });
+    await objects.create("projects", "second", { displayName: "same" });
+    const second = await objects.waitFor("projects", "second", withCondition("Ready"));
+    expect(second?.status?.projectId).not.toBe(first?.status?.projectId);
+    expect((await service.items<Named>("/projects?name=same")).map((p) => p.id).sort()).toEqual(
+      [first?.status?.projectId, second?.status?.projectId].sort(),
+    );
+  });
+
+  it("credentials that change under a ServerOrder: deletion stalls CredentialsChanged and releases nothing", async () => {
+    const owner = await env.setUp();
+    const service = serviceHttp(env.baseUrl, owner.token);
+    // The operator's default credentials belong to another user.
+    const other = env.sim.addUser({ email: `other-${env.namespace}@example.test`, balance: 1000 });
+    const otherKey = env.sim.addKey({ userId: other.id });
+    await env.putSecret("fallback", { apiKey: otherKey.token, baseUrl: env.baseUrl });
+    await env.startOperator({}, "10m", { defaultCredentials: `${env.namespace}/fallback` });
+    await objects.create("serverorders", "batch", order);
+    const ready = await objects.waitFor("serverorders", "batch", withCondition("Ready"));
+    const orderId = ready?.status?.orderId as string;
+    expect(ready?.status?.owner).toMatchObject({ userId: owner.userId });
+
+    await env.deleteSecret("berth-credentials");
+    await objects.remove("serverorders", "batch");
+    const stalled = await objects.waitFor(
+      "serverorders",
+      "batch",
+      withCondition("Stalled", "True", "CredentialsChanged"),
+    );
+    const message = conditionOf(stalled, "Stalled")?.message ?? "";
+    expect(message).toContain(owner.userId);
+    expect(message).toContain(other.id);
+    expect(message).not.toContain(owner.token);
+    expect(message).not.toContain(otherKey.token);
+    await sleep(1000);
+    expect(await objects.get("serverorders", "batch")).toBeDefined();
+    const servers = await service.items<ServiceServer>(`/servers?orderId=${orderId}`);
+    expect(servers.map((s) => s.state)).toEqual(["running"]);
+
+    // The owner's key comes back: the deletion finishes and the server is deprovisioned.
+    await env.putSecret("berth-credentials", { apiKey: owner.token, baseUrl: env.baseUrl });
+    await objects.waitForGone("serverorders", "batch", 30_000);
+    const after = await service.items<ServiceServer>(`/servers?orderId=${orderId}`);
+    expect(after.every((s) => s.state === "deprovisioning")).toBe(true);
+  });
+});
