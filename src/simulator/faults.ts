@@ -13,6 +13,10 @@ export const faultSchema = z
     forgetIdempotency: z.boolean().optional(),
     /** How many requests it hits; unlimited until cleared when absent. */
     times: z.number().int().min(1).optional(),
+    /** Lets this many matching requests through before it starts hitting (e.g. 1: the second call). */
+    skip: z.number().int().min(1).optional(),
+    /** The chance (0–1] that it hits a matching request, rolled per request; every one when absent. */
+    probability: z.number().gt(0).max(1).optional(),
   })
   .strict()
   .refine((f) => !(f.status !== undefined && f.dropResponse === true), {
@@ -25,7 +29,7 @@ export interface ActiveFault extends Fault {
   id: string;
 }
 
-/** Fault rules by operation; each hit counts down `times`. */
+/** Fault rules by operation; each hit counts down `times`. A rule whose roll misses lets the next one try. */
 export class FaultTable {
   #faults: ActiveFault[] = [];
   #next = 1;
@@ -51,11 +55,19 @@ export class FaultTable {
     return this.#faults.length < before;
   }
 
-  /** The first rule matching the operation, consuming one of its hits. */
-  take(operation: string): ActiveFault | undefined {
+  /** The first rule matching the operation that hits (see `probability`), consuming one of its hits. */
+  take(operation: string, random: () => number = Math.random): ActiveFault | undefined {
     if (this.#faults.length === 0) return undefined;
-    const fault = this.#faults.find((f) => f.operation === operation || f.operation === "*");
+    const fault = this.#faults.find(
+      (f) =>
+        (f.operation === operation || f.operation === "*") &&
+        (f.probability === undefined || random() < f.probability),
+    );
     if (fault === undefined) return undefined;
+    if (fault.skip !== undefined) {
+      fault.skip = fault.skip > 1 ? fault.skip - 1 : undefined;
+      return undefined;
+    }
     if (fault.times !== undefined) {
       fault.times--;
       if (fault.times <= 0) this.#faults = this.#faults.filter((f) => f !== fault);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { sleep, useOperatorEnvironment } from "./support.ts";
+import { hasCondition, sleep, useOperatorEnvironment } from "./support.ts";
 
 // Issue "Never spend twice, never leak": the two reproductions, under the simulator's harsh defaults.
 
@@ -71,6 +71,24 @@ describe("never spend twice, never leak", () => {
     expect((await service.items<Named>("/projects?name=same")).map((p) => p.id).sort()).toEqual(
       [first?.status?.projectId, second?.status?.projectId].sort(),
     );
+  });
+
+  it("a create the service refused succeeds once the cause is fixed (the refusal doesn't replay for 24 h)", async () => {
+    const account = await env.setUp();
+    const owner = env.sim.addUser({ email: `owner-${env.namespace}@example.test`, balance: 1000 });
+    const ownerApi = serviceHttp(env.baseUrl, env.sim.addKey({ userId: owner.id }).token);
+    const projectId = (await ownerApi.post<{ id: string }>("/projects", { name: "shared" })).body.id;
+    env.sim.share({ resourceType: "project", resourceId: projectId, userId: account.userId, role: "viewer" });
+    await env.startOperator();
+    await env.create("apps", "web", { projectId, image: "nginx:1.27" });
+    await env.waitFor("apps", "web", hasCondition("Stalled", "True", "Forbidden"));
+    env.sim.share({ resourceType: "project", resourceId: projectId, userId: account.userId, role: "editor" });
+    const ready = await env.waitFor("apps", "web", hasCondition("Ready"), 30_000);
+    expect(ready?.status?.appId).toMatch(/^[0-9a-f]{24}$/);
+    const creates = env.requests("createApp");
+    // Refused while a viewer (a retry replays that refusal at most once), then created under a new key.
+    expect(creates.at(-1)).toMatchObject({ status: 201, replayed: false });
+    expect(creates.slice(0, -1).every((r) => r.status === 403)).toBe(true);
   });
 
   it("credentials that change under a ServerOrder: deletion stalls CredentialsChanged and releases nothing", async () => {

@@ -47,8 +47,8 @@ describe("operator killed while the real order call is in flight", () => {
         withCondition("Ordered", "False", "AwaitingApproval"),
         30_000,
       );
-      // The service holds the real order for 3 s (in progress under its key), then acts.
-      env.sim.injectFault({ operation: "provisionServers", latencyMs: 3000, times: 1 });
+      // The service holds the real order (after the fresh estimate) for 3 s, in progress under its key, then acts.
+      env.sim.injectFault({ operation: "provisionServers", latencyMs: 3000, skip: 1, times: 1 });
       await objects.patch("serverorders", "batch", { spec: { approved: true, maxHourlyCost: "1" } });
       // Status says an order call may be in flight before it is sent.
       await objects.waitFor("serverorders", "batch", (o) => o?.status?.phase === "Ordering");

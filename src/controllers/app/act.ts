@@ -13,6 +13,7 @@ import { settleActionFailure } from "../shared/act-failure.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { countRefusal } from "../shared/memory.ts";
 import type { AppAction } from "./actions.ts";
 import type { AppMemory } from "./memory.ts";
 import type { AppObserved } from "./observed.ts";
@@ -204,6 +205,7 @@ const pastTense = { start: "Started", stop: "Stopped", restart: "Restarted" } as
 function settleFailure(input: ActInput, action: AppAction, failure: Failure): void {
   const { memory } = input;
   if (action.type === "create" && failure.uncertain) memory.uncertainCreate = true;
+  if (action.type === "create") countRefusal(memory, failure);
   // Not idempotent: give up the request unless the service surely did not act (then retry it).
   if (
     (action.type === "restart" || action.type === "triggerBuild") &&

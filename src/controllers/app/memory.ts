@@ -13,6 +13,8 @@ export interface AppMemory {
   servedRequest: string | undefined;
   /** A create failed in a way the service may have acted on: look the app up before creating. */
   uncertainCreate: boolean;
+  /** Creates the service refused for certain (see `createAttempt`). */
+  refusedCreates: number;
   claims: Claims;
   /** Secret digests the service holds since this process applied them (status may lag). */
   appliedSecrets: string | undefined;
@@ -29,6 +31,7 @@ export function newAppMemory(): AppMemory {
     readGeneration: undefined,
     servedRequest: undefined,
     uncertainCreate: false,
+    refusedCreates: 0,
     claims: {},
     appliedSecrets: undefined,
     readySeen: false,

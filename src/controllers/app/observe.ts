@@ -39,6 +39,7 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
     external: memory.external,
     claims: memory.claims,
     appliedSecrets: memory.appliedSecrets ?? app.status?.secretDigest,
+    refusedCreates: memory.refusedCreates,
     requestId: app.status?.lastRequestId,
   };
   const nothing: Observation = {

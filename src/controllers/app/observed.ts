@@ -42,6 +42,8 @@ export interface AppObserved {
   appliedSecrets: string | undefined;
   /** X-Request-Id of the last hosting call. */
   requestId: string | undefined;
+  /** Creates the service refused for certain: the next create's key moves on (see `createAttempt`). */
+  refusedCreates?: number;
   /** A lookup by name ran this reconcile and found no app a create of this App may have made. */
   lookedUpNothing?: boolean;
 }

@@ -71,6 +71,17 @@ describe("planApp: creating", () => {
     expect(conditionOf(result, "Stalled")).toBe("True/ExternalNotFound");
   });
 
+  it("moves to a new key after a definite refusal, so a refusal the service keeps 24 h doesn't replay", () => {
+    const app = anApp();
+    const keyAfter = (refusedCreates: number) => {
+      const action = plan(app, { ...observed(app), refusedCreates }).actions.find((a) => a.type === "create");
+      return action?.type === "create" ? action.idempotencyKey : undefined;
+    };
+    expect(keyAfter(0)).toBe(keyAfter(0));
+    expect(keyAfter(1)).not.toBe(keyAfter(0));
+    expect(keyAfter(2)).not.toBe(keyAfter(1));
+  });
+
   it("recreates an app that vanished at the service with a key of its own", () => {
     const app = anApp({}, { status: { appId: "b".repeat(24), projectId } });
     const result = plan(app, observed(app, { gone: true }));

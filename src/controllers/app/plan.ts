@@ -7,6 +7,7 @@ import { noChange, problemChange, quoteRequest, suspended } from "../shared/cond
 import type { PollIntervals } from "../shared/deps.ts";
 import type { Problem } from "../shared/failure.ts";
 import { shortHash } from "../shared/hash.ts";
+import { createAttempt } from "../shared/memory.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
@@ -77,6 +78,7 @@ function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string)
       projectId,
       body,
       ...(replaces === undefined ? {} : { replaces }),
+      ...createAttempt(observed.refusedCreates ?? 0),
     }),
   };
   const actions = withFinalizer(app, [create]);

@@ -7,6 +7,7 @@ import { quoteRequest } from "../shared/condition-changes.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { countRefusal } from "../shared/memory.ts";
 import { gridType } from "./kind.ts";
 import type { GridMemory, GridObserved } from "./observed.ts";
 import type { GridAction } from "./plan.ts";
@@ -93,6 +94,7 @@ export async function actOnGrid(
       if (!isHostingError(error)) throw error;
       const failure = describeFailure(error, doing[action.type]);
       if (action.type === "create" && failure.uncertain) memory.uncertainCreate = true;
+      if (action.type === "create") countRefusal(memory, failure);
       settleActionFailure(input, action.type, failure);
       return { object, failure };
     }

@@ -30,6 +30,7 @@ export async function observeGrid(
     me: undefined,
     grid: memory.grid,
     gone: memory.gone,
+    refusedCreates: memory.refusedCreates,
     found: undefined,
     requestId: grid.status?.lastRequestId,
   };

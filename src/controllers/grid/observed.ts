@@ -27,4 +27,6 @@ export interface GridObserved {
    */
   found: ServiceGrid[] | undefined;
   requestId: string | undefined;
+  /** Creates the service refused for certain: the next create's key moves on (see `createAttempt`). */
+  refusedCreates?: number;
 }

@@ -10,6 +10,7 @@ import {
   quoteRequest,
   suspended,
 } from "../shared/condition-changes.ts";
+import { createAttempt } from "../shared/memory.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
@@ -145,7 +146,11 @@ export function planGrid(input: GridPlanInput): GridPlan {
   };
   // After the grid vanished at the service, a new key: the old one would replay the vanished grid.
   const replaces = observed.gone ? grid.status?.gridId : undefined;
-  const key = idempotencyKey(grid.metadata.uid ?? grid.metadata.name, "createGrid", { ...body, replaces });
+  const key = idempotencyKey(grid.metadata.uid ?? grid.metadata.name, "createGrid", {
+    ...body,
+    replaces,
+    ...createAttempt(observed.refusedCreates ?? 0),
+  });
   const actions = withFinalizer([{ type: "create", body, idempotencyKey: key }]);
   return (
     guarded(input, actions, "create the grid") ??

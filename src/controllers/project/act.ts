@@ -6,6 +6,7 @@ import { settleActionFailure } from "../shared/act-failure.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { countRefusal } from "../shared/memory.ts";
 import type { ProjectMemory, ProjectObserved } from "./observed.ts";
 import type { ProjectAction } from "./plan.ts";
 
@@ -93,6 +94,7 @@ export async function actOnProject(
         `${action.type === "create" ? "creating" : action.type === "rename" ? "renaming" : "deleting"} the project`,
       );
       if (action.type === "create" && failure.uncertain) memory.uncertainCreate = true;
+      if (action.type === "create") countRefusal(memory, failure);
       settleActionFailure(input, action.type, failure);
       return { object, failure };
     }

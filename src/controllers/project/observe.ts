@@ -30,6 +30,7 @@ export async function observeProject(
     me: undefined,
     project: memory.project,
     gone: memory.gone,
+    refusedCreates: memory.refusedCreates,
     clusterApps: [],
     serviceApps: undefined,
     requestId: project.status?.lastRequestId,

@@ -26,6 +26,8 @@ export interface ProjectObserved {
   /** Names of apps at the service in this project (read only when deleting); undefined when not read. */
   serviceApps: string[] | undefined;
   requestId: string | undefined;
+  /** Creates the service refused for certain: the next create's key moves on (see `createAttempt`). */
+  refusedCreates?: number;
   /** A lookup by name ran this reconcile and found no project a create of this Project may have made. */
   lookedUpNothing?: boolean;
 }

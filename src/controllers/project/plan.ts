@@ -5,6 +5,7 @@ import { idempotencyKey } from "../../hosting/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import { noChange, problemChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
 import type { Problem } from "../shared/failure.ts";
+import { createAttempt } from "../shared/memory.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import { pinnedProjects, scopeProblem } from "../shared/scopes.ts";
@@ -114,6 +115,7 @@ export function planProject(input: { project: Project; observed: ProjectObserved
     const key = idempotencyKey(project.metadata.uid ?? project.metadata.name, "createProject", {
       name,
       ...(replaces === undefined ? {} : { replaces }),
+      ...createAttempt(observed.refusedCreates ?? 0),
     });
     const actions = withFinalizer([{ type: "create", name, idempotencyKey: key }]);
     return (

@@ -73,12 +73,18 @@ describe("ordersFromEarlierAttempt", () => {
     expect(found.map((o) => o.id)).toEqual(["mine"]);
   });
 
-  it("accepts any request when the spec changed since the call", () => {
-    const found = ordersFromEarlierAttempt(orders, {
+  it("never widens the match: an order of another request is never the call's result", () => {
+    const found = ordersFromEarlierAttempt(orders, { since, claimed: new Set(), input });
+    expect(found.map((o) => o.id)).toEqual(["mine", "claimed"]);
+  });
+
+  it("counts an order without a creation time (not promised by the spec) as possibly the call's", () => {
+    const { createdAt: _, ...undated } = order("undated", "2030-01-01T00:10:05Z");
+    const found = ordersFromEarlierAttempt([...orders, undated], {
       since,
       claimed: new Set(["claimed"]),
-      input: undefined,
+      input,
     });
-    expect(found.map((o) => o.id)).toEqual(["mine", "other"]);
+    expect(found.map((o) => o.id)).toEqual(["mine", "undated"]);
   });
 });

@@ -9,8 +9,8 @@ export interface EarlierAttempt {
   since: Date;
   /** Orders other ServerOrders (and this one's previous, failed order) hold: never taken. */
   claimed: ReadonlySet<string>;
-  /** What that call asked for; undefined when the spec changed since, so it could have asked anything. */
-  input: ProvisionInput | undefined;
+  /** What that call asked for: an order is its result only if it matches exactly (never widened). */
+  input: ProvisionInput;
 }
 
 /**
@@ -24,6 +24,6 @@ export function ordersFromEarlierAttempt(orders: readonly Order[], attempt: Earl
       !attempt.claimed.has(order.id) &&
       // Without a creation time (not promised) an order can't be ruled out by age.
       !(Date.parse(order.createdAt ?? "") < since) &&
-      (attempt.input === undefined || sameRequest(order, attempt.input)),
+      sameRequest(order, attempt.input),
   );
 }

@@ -5,6 +5,7 @@ import {
   type HostingClient,
   isHostingError,
   type Order,
+  type ProvisionInput,
   paginate,
   type Server,
   type WithMetadata,
@@ -14,8 +15,9 @@ import { gridType } from "../grid/kind.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
 import { connectForResource } from "../shared/connect.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
-import type { Failure } from "../shared/failure.ts";
+import { type Failure, stalledBy } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import type { CatalogCache } from "./catalog.ts";
@@ -99,8 +101,21 @@ async function readService(
   const note = (requestId: string | undefined) => {
     if (requestId !== undefined) observed.requestId = requestId;
   };
-  if (marker !== undefined)
-    observed.candidates = await findCandidates(deps, client, serverOrder, observed, marker);
+  if (marker !== undefined) {
+    const input = attemptedInput(serverOrder, observed);
+    if (input === undefined) {
+      // The order call's arguments are no longer known: matching without them could adopt someone
+      // else's order, so nothing is adopted and nothing is ordered.
+      observed.problem = stalledBy(
+        Reason.OrderUncertain,
+        "an order call's outcome is unknown and the spec changed since (or its grids can't be resolved), so berth " +
+          "can't tell its order from others: restore the spec as it was, or check the orders at the service, " +
+          "deprovision what you don't want, then set deletionPolicy: Orphan and delete this ServerOrder",
+      );
+      return;
+    }
+    observed.candidates = await findCandidates(deps, client, serverOrder, input, marker);
+  }
   const orderId = serverOrder.status?.orderId;
   if (orderId !== undefined && (deleting || orderDue(deps, serverOrder, memory, orderId))) {
     await readOrder(deps, client, serverOrder, memory, orderId, options.polls, note);
@@ -173,12 +188,21 @@ export function nextReadMs(deps: ControllerDeps, order: Order, polls: OrderPolls
   return typeof order.pollAfterSec === "number" ? Math.max(1, order.pollAfterSec) * 1000 : polls.orderMs;
 }
 
+/** What the order call with an unknown outcome asked for: known only while the spec is as it was then. */
+function attemptedInput(serverOrder: ServerOrder, observed: OrderObserved): ProvisionInput | undefined {
+  const marked = getCondition(serverOrder.status?.conditions, ConditionType.Ordered);
+  const specUnchanged = marked?.observedGeneration === (serverOrder.metadata.generation ?? 0);
+  return specUnchanged && observed.grids.ok
+    ? desiredInput(serverOrder.spec, observed.grids.gridIds)
+    : undefined;
+}
+
 /** Orders an order call with an unknown outcome may have placed (see `ordersFromEarlierAttempt`). */
 async function findCandidates(
   deps: ControllerDeps,
   client: HostingClient,
   serverOrder: ServerOrder,
-  observed: OrderObserved,
+  input: ProvisionInput,
   since: Date,
 ): Promise<Order[]> {
   const claimed = new Set(
@@ -191,10 +215,6 @@ async function findCandidates(
   );
   // This ServerOrder's own recorded order is a failed one being replaced: never the new one.
   if (serverOrder.status?.orderId !== undefined) claimed.add(serverOrder.status.orderId);
-  const marked = getCondition(serverOrder.status?.conditions, ConditionType.Ordered);
-  const specUnchanged = marked?.observedGeneration === (serverOrder.metadata.generation ?? 0);
-  const input =
-    specUnchanged && observed.grids.ok ? desiredInput(serverOrder.spec, observed.grids.gridIds) : undefined;
   const orders: Order[] = [];
   for await (const order of paginate((cursor) => client.listOrders({ cursor, limit: 200 })))
     orders.push(order);

@@ -118,7 +118,9 @@ const plan = (object: ServerOrder, overrides: Partial<OrderObserved> = {}) =>
 
 /** The estimate the service would answer for `spec`, under the key the plan asks with. */
 function estimated(object: ServerOrder, hourlyCost = "0.1040"): Partial<OrderObserved> {
-  const ask = plan(object, { estimate: undefined }).actions.find((a) => a.type === "estimate");
+  const ask = plan(object, { estimate: undefined, candidates: [] }).actions.find(
+    (a) => a.type === "estimate",
+  );
   if (ask?.type !== "estimate") throw new Error("the plan asked for no estimate");
   const { input } = ask;
   return {
@@ -265,7 +267,7 @@ describe("planServerOrder", () => {
       "orders again after an uncertain call placed nothing",
       () =>
         plan(serverOrder(approved, marker("2030-01-01T00:09:00Z")), {
-          ...estimated(serverOrder(approved)),
+          ...estimated(serverOrder(approved, marker("2030-01-01T00:09:00Z"))),
           candidates: [],
         }),
       { actions: ["order"], ready: "Unknown", reason: "Progressing", ordered: "Unknown", phase: "Ordering" },
@@ -335,12 +337,13 @@ describe("planServerOrder", () => {
             error: { code: "capacity_unavailable", message: "zone full" },
           }),
         }),
+      // Approved: a fresh estimate for the new attempt comes right before the new order.
       {
         actions: ["estimate"],
         ready: "Unknown",
         reason: "Progressing",
-        ordered: undefined,
-        phase: "Provisioned",
+        ordered: "Unknown",
+        phase: "Ordering",
       },
     ],
     [
@@ -427,6 +430,22 @@ describe("idempotency keys", () => {
       polls,
     });
     expect(keyOf(afterRefusal.actions, "order")).not.toBe(keyOf(first.actions, "order"));
+  });
+
+  it("re-estimate right before the real order: the estimate shown for approval (replayable for 24 h) is never the one checked", () => {
+    const unapproved = serverOrder({ maxHourlyCost: "0.20" });
+    const shown = estimated(unapproved);
+    const afterApproval = plan(serverOrder(approved), shown);
+    expect(afterApproval.actions.map((a) => a.type)).toEqual(["estimate"]);
+    expect(keyOf(afterApproval.actions, "estimate")).not.toBe(shown.estimate?.idempotencyKey);
+  });
+
+  it("refuse the order when the fresh estimate's currency differs from the approved one", () => {
+    const object = serverOrder(approved, { estimate: { hourlyCost: "0.1040", currency: "EUR" } });
+    const result = plan(object, estimated(object));
+    expect(result.actions).toEqual([]);
+    expect(condition(result, "Stalled")).toMatchObject({ status: "True", reason: "OverBudget" });
+    expect(condition(result, "Stalled")?.message).toContain("now in USD");
   });
 
   it("write the marker before the call: the order action carries the status saying an order may be in flight", () => {

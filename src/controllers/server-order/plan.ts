@@ -1,5 +1,5 @@
 import { ConditionType, getCondition, ready, reconciling, timestamp } from "../../api/conditions.ts";
-import { idempotencyKey, type Order } from "../../hosting/index.ts";
+import { type Estimate, idempotencyKey, type Order } from "../../hosting/index.ts";
 import { quoteRequest, suspended } from "../shared/condition-changes.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
@@ -20,6 +20,8 @@ import {
 } from "./plan-common.ts";
 import { planDeletion } from "./plan-deletion.ts";
 
+type KnownEstimate = Estimate["estimate"];
+
 /** The ServerOrder's next step. Pure: no I/O, no clock. */
 export function planServerOrder(input: OrderPlanInput): OrderPlan {
   const { serverOrder, observed } = input;
@@ -33,6 +35,34 @@ export function planServerOrder(input: OrderPlanInput): OrderPlan {
   }
   const orderId = serverOrder.status?.orderId ?? observed.order?.id;
   return orderId === undefined || marker !== undefined ? planOrdering(input) : planPlaced(input, orderId);
+}
+
+/** Not approved: show the estimate and wait for spec.approved. */
+function awaitingApproval(input: OrderPlanInput, known: KnownEstimate): OrderPlan {
+  const generation = generationOf(input.serverOrder);
+  const quoted = `${known.hourlyCost} ${known.currency} per hour for ${known.count} × ${known.instanceType} in ${known.zone}`;
+  const message = `the service estimates ${quoted}; set spec.approved: true to place the order`;
+  return result(
+    input,
+    withFinalizer(input, []),
+    {
+      set: [
+        {
+          type: ConditionType.Ready,
+          status: "False",
+          reason: Reason.AwaitingApproval,
+          message,
+          observedGeneration: generation,
+        },
+      ],
+      remove: [ConditionType.Reconciling, ConditionType.Stalled],
+    },
+    {
+      estimate: { hourlyCost: known.hourlyCost, currency: known.currency },
+      phase: "Estimated",
+      ordered: { status: "False", reason: Reason.AwaitingApproval, message },
+    },
+  );
 }
 
 /** No order (or only a failed one) yet: check the spec, get an estimate, and order once approved. */
@@ -58,60 +88,68 @@ function planOrdering(input: OrderPlanInput): OrderPlan {
   // A new order after a failed one gets new keys: the old ones would replay the failed order.
   const replaces = serverOrder.status?.orderId;
   const uid = serverOrder.metadata.uid ?? serverOrder.metadata.name;
-  const estimateKey = idempotencyKey(uid, "estimateServers", { ...orderInput, replaces });
-  const known = observed.estimate?.idempotencyKey === estimateKey ? observed.estimate.estimate : undefined;
-  if (known === undefined) {
-    return result(
-      input,
-      withFinalizer(input, [{ type: "estimate", input: orderInput, idempotencyKey: estimateKey }]),
-      reconciling(Reason.Progressing, "asking the service for an estimate (dry run)", generation),
-    );
+  const estimateOf = (key: string) =>
+    observed.estimate?.idempotencyKey === key ? observed.estimate.estimate : undefined;
+  const estimateAction = (key: string) =>
+    withFinalizer(input, [{ type: "estimate", input: orderInput, idempotencyKey: key }]);
+  if (!spec.approved) {
+    const estimateKey = idempotencyKey(uid, "estimateServers", { ...orderInput, replaces });
+    const known = estimateOf(estimateKey);
+    if (known === undefined) {
+      return result(
+        input,
+        estimateAction(estimateKey),
+        reconciling(Reason.Progressing, "asking the service for an estimate (dry run)", generation),
+      );
+    }
+    return awaitingApproval(input, known);
   }
-  const estimate = { hourlyCost: known.hourlyCost, currency: known.currency };
-  const quoted = `${known.hourlyCost} ${known.currency} per hour for ${known.count} × ${known.instanceType} in ${known.zone}`;
+  // Approved: the order is checked against an estimate made for this very attempt, never one the
+  // service replays from days ago. The Ordered condition's time marks the attempt (see below).
+  const ordering = (message: string, estimate?: KnownEstimate) =>
+    result(input, [], reconciling(Reason.Progressing, message, generation), {
+      ...(estimate === undefined
+        ? {}
+        : { estimate: { hourlyCost: estimate.hourlyCost, currency: estimate.currency } }),
+      // Only the order step's status says an order call may be in flight (phase Ordering, the marker).
+      phase: estimate === undefined ? "Estimated" : orderingPhase,
+      ordered: { status: "Unknown", reason: Reason.Progressing, message },
+    });
+  const pending = ordering("estimating again right before the order (dry run)");
+  // The marker's time tells this attempt's keys apart from earlier, refused ones; a retry after a crash keeps it.
+  const attempt =
+    getCondition(pending.status.conditions, ConditionType.Ordered)?.lastTransitionTime ?? timestamp(now);
+  const freshKey = idempotencyKey(uid, "estimateServers", { ...orderInput, replaces, attempt });
+  const fresh = estimateOf(freshKey);
+  if (fresh === undefined) return { ...pending, actions: estimateAction(freshKey) };
+  const estimate = { hourlyCost: fresh.hourlyCost, currency: fresh.currency };
+  const quoted = `${fresh.hourlyCost} ${fresh.currency} per hour for ${fresh.count} × ${fresh.instanceType} in ${fresh.zone}`;
   const notOrdered = (reason: string, message: string) => ({
     estimate,
     phase: "Estimated",
     ordered: { status: "False" as const, reason, message },
   });
-  if (!spec.approved) {
-    const message = `the service estimates ${quoted}; set spec.approved: true to place the order`;
-    return result(
-      input,
-      withFinalizer(input, []),
-      {
-        set: [
-          {
-            type: ConditionType.Ready,
-            status: "False",
-            reason: Reason.AwaitingApproval,
-            message,
-            observedGeneration: generation,
-          },
-        ],
-        remove: [ConditionType.Reconciling, ConditionType.Stalled],
-      },
-      notOrdered(Reason.AwaitingApproval, message),
+  const stop = (reason: Reason, message: string) =>
+    blocked(input, { stalled: true, reason, message }, [], notOrdered(reason, message));
+  const approvedCurrency = serverOrder.status?.estimate?.currency;
+  if (approvedCurrency !== undefined && approvedCurrency !== fresh.currency) {
+    return stop(
+      Reason.OverBudget,
+      `the estimate is now in ${fresh.currency} (${quoted}) but was ${approvedCurrency} when shown; no order was placed: check spec.maxHourlyCost, then change the spec or approve again`,
     );
   }
   const limit = spec.maxHourlyCost;
-  const comparison = limit === undefined ? undefined : compareDecimal(known.hourlyCost, limit);
+  const comparison = limit === undefined ? undefined : compareDecimal(fresh.hourlyCost, limit);
   if (limit === undefined || comparison === undefined) {
-    const message = `cannot compare the estimate (${quoted}) with spec.maxHourlyCost ${limit ?? "(unset)"}; set spec.maxHourlyCost to a decimal such as "2.50"`;
-    return blocked(
-      input,
-      { stalled: true, reason: Reason.InvalidSpec, message },
-      [],
-      notOrdered(Reason.InvalidSpec, message),
+    return stop(
+      Reason.InvalidSpec,
+      `cannot compare the estimate (${quoted}) with spec.maxHourlyCost ${limit ?? "(unset)"}; set spec.maxHourlyCost to a decimal such as "2.50"`,
     );
   }
   if (comparison > 0) {
-    const message = `the estimate, ${quoted}, is above spec.maxHourlyCost ${limit}; no order was placed: raise the limit or order less`;
-    return blocked(
-      input,
-      { stalled: true, reason: Reason.OverBudget, message },
-      [],
-      notOrdered(Reason.OverBudget, message),
+    return stop(
+      Reason.OverBudget,
+      `the estimate, ${quoted}, is above spec.maxHourlyCost ${limit}; no order was placed: raise the limit or order less`,
     );
   }
   const refused = observed.refused;
@@ -122,15 +160,7 @@ function planOrdering(input: OrderPlanInput): OrderPlan {
       ordered: { status: "False", reason: refused.reason, message: refused.message },
     });
   }
-  const message = `placing the order: ${quoted}`;
-  const plan = result(input, [], reconciling(Reason.Progressing, message, generation), {
-    estimate,
-    phase: orderingPhase,
-    ordered: { status: "Unknown", reason: Reason.Progressing, message },
-  });
-  // The marker's time tells this call's key apart from earlier, refused ones; a retry after a crash keeps it.
-  const attempt =
-    getCondition(plan.status.conditions, ConditionType.Ordered)?.lastTransitionTime ?? timestamp(now);
+  const plan = ordering(`placing the order: ${quoted}`, fresh);
   const orderKey = idempotencyKey(uid, "orderServers", { ...orderInput, replaces, attempt });
   plan.actions = withFinalizer(input, [
     { type: "order", input: orderInput, idempotencyKey: orderKey, marker: plan.status },

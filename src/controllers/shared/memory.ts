@@ -7,7 +7,28 @@ export interface ReadMemory {
   servedRequest: string | undefined;
   /** A create failed in a way the service may have acted on: look the object up before creating again. */
   uncertainCreate: boolean;
+  /** Creates the service refused for certain (see `createAttempt`). */
+  refusedCreates: number;
   readySeen: boolean;
+}
+
+/**
+ * What a create's key adds after definite refusals: the service keeps a refusal under its key for
+ * 24 h, so once its cause is fixed a new attempt needs a new key. Only a certain refusal moves on:
+ * after an uncertain failure the same key is sent again. Memory only: after a restart the first key
+ * comes back at most once (its refusal replays, and the count moves on; an object it made is found
+ * by the lookup first).
+ */
+export function createAttempt(refused: number): { attempt?: number } {
+  return refused === 0 ? {} : { attempt: refused };
+}
+
+/** Counts a failed create: a certain refusal (a person must act, the service did not act). */
+export function countRefusal(
+  memory: { refusedCreates: number },
+  failure: { stalled: boolean; uncertain: boolean },
+): void {
+  if (failure.stalled && !failure.uncertain) memory.refusedCreates++;
 }
 
 export function newReadMemory(): ReadMemory {
@@ -17,6 +38,7 @@ export function newReadMemory(): ReadMemory {
     readGeneration: undefined,
     servedRequest: undefined,
     uncertainCreate: false,
+    refusedCreates: 0,
     readySeen: false,
   };
 }
