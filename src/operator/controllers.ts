@@ -1,4 +1,5 @@
 import { appController } from "../controllers/app/index.ts";
+import { credentialsController } from "../controllers/credentials/index.ts";
 import { gridController } from "../controllers/grid/index.ts";
 import { projectController } from "../controllers/project/index.ts";
 import { serverOrderController } from "../controllers/server-order/index.ts";
@@ -10,4 +11,5 @@ export const controllers: readonly ControllerDefinition[] = [
   appController,
   gridController,
   serverOrderController,
+  credentialsController,
 ];

@@ -51,9 +51,11 @@ export const permissions: readonly Permission[] = [
   {
     apiGroups: [""],
     resources: ["secrets"],
-    verbs: ["get", "list", "watch"],
+    verbs: ["get", "list", "watch", "patch"],
     scope: "watched",
-    why: "read hosting API keys (credentialsRef, berth-credentials) and secret env values",
+    why:
+      "read hosting API keys (credentialsRef, berth-credentials) and secret env values; keep a finalizer " +
+      "on a credentials Secret while resources depend on it",
   },
   {
     apiGroups: ["events.k8s.io"],

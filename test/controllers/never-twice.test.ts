@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { hasCondition, sleep, useOperatorEnvironment } from "./support.ts";
+import { hasCondition, sleep, until, useOperatorEnvironment } from "./support.ts";
 
 // Issue "Never spend twice, never leak": the two reproductions, under the simulator's harsh defaults.
 
@@ -91,20 +91,47 @@ describe("never spend twice, never leak", () => {
     expect(creates.slice(0, -1).every((r) => r.status === 403)).toBe(true);
   });
 
-  it("credentials that change under a ServerOrder: deletion stalls CredentialsChanged and releases nothing", async () => {
+  it("a credentials Secret deleted before its ServerOrder stays until the servers are deprovisioned with it", async () => {
     const owner = await env.setUp();
     const service = serviceHttp(env.baseUrl, owner.token);
     // The operator's default credentials belong to another user.
     const other = env.sim.addUser({ email: `other-${env.namespace}@example.test`, balance: 1000 });
-    const otherKey = env.sim.addKey({ userId: other.id });
-    await env.putSecret("fallback", { apiKey: otherKey.token, baseUrl: env.baseUrl });
+    await env.putSecret("fallback", {
+      apiKey: env.sim.addKey({ userId: other.id }).token,
+      baseUrl: env.baseUrl,
+    });
     await env.startOperator({}, "10m", { defaultCredentials: `${env.namespace}/fallback` });
+    await objects.create("serverorders", "batch", order);
+    const ready = await objects.waitFor("serverorders", "batch", withCondition("Ready"));
+    const orderId = ready?.status?.orderId as string;
+    await until(async () =>
+      ((await env.secretFinalizers("berth-credentials")) ?? []).includes("berth.dev/credentials-in-use"),
+    );
+
+    await env.deleteSecret("berth-credentials");
+    await objects.remove("serverorders", "batch");
+    await objects.waitForGone("serverorders", "batch", 30_000);
+    // Deprovisioned with the owner's key (still in the Secret the finalizer kept).
+    expect(env.requests("deprovisionServers").map((r) => r.status)).toEqual([202]);
+    const after = await service.items<ServiceServer>(`/servers?orderId=${orderId}`);
+    expect(after.every((s) => s.state === "deprovisioning")).toBe(true);
+    // Released once nothing depends on it, the Secret goes.
+    await until(async () => (await env.secretFinalizers("berth-credentials")) === undefined);
+  });
+
+  it("a key of another user under a ServerOrder: deletion stalls CredentialsChanged and releases nothing", async () => {
+    const owner = await env.setUp();
+    const service = serviceHttp(env.baseUrl, owner.token);
+    await env.startOperator();
     await objects.create("serverorders", "batch", order);
     const ready = await objects.waitFor("serverorders", "batch", withCondition("Ready"));
     const orderId = ready?.status?.orderId as string;
     expect(ready?.status?.owner).toMatchObject({ userId: owner.userId });
 
-    await env.deleteSecret("berth-credentials");
+    // The Secret is rotated to another user's key (a wrong paste, or a GitOps repo of another team).
+    const other = env.sim.addUser({ email: `other-${env.namespace}@example.test`, balance: 1000 });
+    const otherKey = env.sim.addKey({ userId: other.id });
+    await env.putSecret("berth-credentials", { apiKey: otherKey.token, baseUrl: env.baseUrl });
     await objects.remove("serverorders", "batch");
     const stalled = await objects.waitFor(
       "serverorders",
@@ -124,6 +151,7 @@ describe("never spend twice, never leak", () => {
     // The owner's key comes back: the deletion finishes and the server is deprovisioned.
     await env.putSecret("berth-credentials", { apiKey: owner.token, baseUrl: env.baseUrl });
     await objects.waitForGone("serverorders", "batch", 30_000);
+    expect(env.requests("deprovisionServers").map((r) => r.status)).toEqual([202]);
     const after = await service.items<ServiceServer>(`/servers?orderId=${orderId}`);
     expect(after.every((s) => s.state === "deprovisioning")).toBe(true);
   });

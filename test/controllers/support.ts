@@ -98,6 +98,15 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
         await core.replaceNamespacedSecret({ name, namespace: state.namespace, body });
       }
     },
+    /** The Secret's finalizers; undefined once it is gone. */
+    async secretFinalizers(name: string): Promise<string[] | undefined> {
+      try {
+        const secret = await core.readNamespacedSecret({ name, namespace: state.namespace });
+        return secret.metadata?.finalizers ?? [];
+      } catch {
+        return undefined;
+      }
+    },
     async deleteSecret(name: string): Promise<void> {
       await core.deleteNamespacedSecret({ name, namespace: state.namespace });
     },
