@@ -36,14 +36,14 @@ async function serve(): Promise<void> {
   const project = (await (
     await fetch(`${simulator.baseUrl}/projects`, {
       method: "POST",
-      headers,
+      headers: { ...headers, "idempotency-key": "bench-project" },
       body: JSON.stringify({ name: "bench" }),
     })
   ).json()) as { id: string };
   const app = (await (
     await fetch(`${simulator.baseUrl}/projects/${project.id}/apps`, {
       method: "POST",
-      headers,
+      headers: { ...headers, "idempotency-key": "bench-app" },
       body: JSON.stringify({
         name: "web",
         config: { image: "nginx:1.27", ports: [{ port: 80, protocol: "http80_load_balancer" }] },
