@@ -152,6 +152,7 @@ async function parent(): Promise<void> {
     report("hosting calls per app", `${(calls.length / apps).toFixed(2)}   (target ≤ 2.5; /me excluded)`);
     report("  by operation", [...byOperation].map(([op, n]) => `${op} ${n}`).join(", "));
     report("429 responses", `${limited}   (target 0)`);
+    report("early polls", `${await simulator.earlyPolls()}   (target 0; reads before pollAfterSec)`);
     report(
       "CPU seconds",
       `control plane ${cpu[0]}, operator ${cpu[1]}, simulator ${cpu[2]}, bench ${cpu[3]} (2 cores)`,
@@ -229,6 +230,11 @@ async function startSimulatorProcess() {
     async requests() {
       const body = await (await fetch(`${control}/requests`)).json();
       return z.object({ items: z.array(requestRecord) }).parse(body).items;
+    },
+    /** Reads of builds and orders made before the pollAfterSec their last answer gave. */
+    async earlyPolls() {
+      const body = await (await fetch(`${control}/stats`)).json();
+      return z.object({ earlyPolls: z.object({ total: z.number() }) }).parse(body).earlyPolls.total;
     },
     pid: child.pid,
     stop: () => stopChild(child),
