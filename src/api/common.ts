@@ -39,7 +39,16 @@ export function displayNameSchema(kind: string) {
     .string()
     .min(1)
     .max(128)
-    .describe(`Name of the ${kind} at the hosting service. Defaults to metadata.name.`);
+    .regex(/\S/, "must contain a character other than whitespace")
+    .describe(
+      `Name of the ${kind} at the hosting service. Defaults to metadata.name. Leading and trailing ` +
+        "whitespace is dropped (the service trims names), so a YAML block scalar's newline does no harm.",
+    );
+}
+
+/** The name as the service stores it: it trims names, so berth compares and sends them trimmed. */
+export function serviceName(displayName: string | undefined, fallback: string): string {
+  return (displayName ?? fallback).trim();
 }
 
 export const commonSpecFields = {

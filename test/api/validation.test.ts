@@ -167,6 +167,11 @@ const invalid: [string, Manifest, string][] = [
     withSpec(valid.project(), { displayName: "" }),
     "spec.displayName in body should be at least 1 chars long",
   ],
+  [
+    "whitespace-only App displayName (the service trims names to nothing)",
+    withSpec(app, { displayName: " \n" }),
+    "spec.displayName in body should match '\\S'",
+  ],
 ];
 
 /** Each update changes a field that is fixed once the object exists. */

@@ -113,6 +113,40 @@ describe("App updates", () => {
   });
 });
 
+describe("App inputs that pass the CRD schema never wedge it", () => {
+  const env = useOperatorEnvironment();
+
+  it("a displayName with a trailing newline (YAML block scalar) sends no PATCH loop", async () => {
+    await env.setUp();
+    await env.startOperator({}, "1s");
+    await env.create("projects", "demo", {});
+    await env.create("apps", "web", {
+      projectRef: { name: "demo" },
+      displayName: "web app\n",
+      image: "nginx:1.27",
+    });
+    await env.waitFor("apps", "web", hasCondition("Ready"));
+    // Drift checks every second for a few seconds: the service's trimmed name is no change.
+    await sleep(5000);
+    expect(env.requests("updateApp").length).toBeLessThanOrEqual(2);
+    expect(env.requests("createApp").map((r) => r.status)).toEqual([201]);
+  });
+
+  it("a reconcile annotation too long for status is echoed as a digest: status stays writable", async () => {
+    await env.setUp();
+    await env.startOperator();
+    await env.create("projects", "demo", {});
+    await env.create("apps", "web", { projectRef: { name: "demo" }, image: "nginx:1.27" });
+    await env.waitFor("apps", "web", hasCondition("Ready"));
+    await env.patch("apps", "web", {
+      metadata: { annotations: { "berth.dev/reconcile-requested-at": "x".repeat(300) } },
+    });
+    await env.waitFor("apps", "web", (a) => /^sha256:/.test(a?.status?.lastHandledReconcileAt ?? ""));
+    await env.patch("apps", "web", { spec: { instances: { min: 1, max: 2 } } });
+    await env.waitFor("apps", "web", (a) => a?.status?.observedGeneration === 2 && hasCondition("Ready")(a));
+  });
+});
+
 describe("App drift and suspend", () => {
   const env = useOperatorEnvironment();
 

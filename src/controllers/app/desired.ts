@@ -1,4 +1,5 @@
 import type { App, AppSpec } from "../../api/app.ts";
+import { serviceName } from "../../api/common.ts";
 import type { AppConfigInput, AppSourceInput, CreateAppInput } from "../../hosting/index.ts";
 import { type Problem, stalledBy, waitingFor } from "../shared/failure.ts";
 import { Reason } from "../shared/reasons.ts";
@@ -47,7 +48,7 @@ export type DesiredResult = { ok: true; desired: DesiredApp } | { ok: false; pro
  * project, so two Apps (in two namespaces) sharing a project need distinct names.
  */
 export function appName(app: App): string {
-  return app.spec.displayName ?? app.metadata.name;
+  return serviceName(app.spec.displayName, app.metadata.name);
 }
 
 export function desiredApp(app: App, refs: References): DesiredResult {

@@ -71,6 +71,12 @@ describe("planApp: creating", () => {
     expect(conditionOf(result, "Stalled")).toBe("True/ExternalNotFound");
   });
 
+  it("compares names as the service stores them (trimmed): a YAML block scalar's newline is no change", () => {
+    const { app, seen } = existing({ displayName: "web app\n" });
+    seen.external.app = { ...serviceApp(desiredOf(app)), name: "web app" };
+    expect(types(plan(app, seen))).toEqual([]);
+  });
+
   it("moves to a new key after a definite refusal, so a refusal the service keeps 24 h doesn't replay", () => {
     const app = anApp();
     const keyAfter = (refusedCreates: number) => {

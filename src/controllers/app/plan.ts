@@ -2,7 +2,7 @@ import type { App, AppStatus } from "../../api/app.ts";
 import { applyConditionChange, type ConditionChange, reconciling } from "../../api/conditions.ts";
 import { annotations, finalizer } from "../../api/meta.ts";
 import { idempotencyKey, type App as ServiceApp } from "../../hosting/index.ts";
-import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
+import { pendingRequest, reconcileRequest, requestValue } from "../shared/annotations.ts";
 import { noChange, problemChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
 import type { PollIntervals } from "../shared/deps.ts";
 import type { Problem } from "../shared/failure.ts";
@@ -154,7 +154,7 @@ function oneOff(
   const { app, observed } = input;
   const key = request === "restart" ? annotations.restartRequestedAt : annotations.rebuildRequestedAt;
   const echoed = request === "restart" ? app.status?.lastHandledRestartAt : app.status?.lastHandledRebuildAt;
-  const value = app.metadata.annotations?.[key];
+  const value = requestValue(app, key);
   const pending = pendingRequest(value, echoed);
   if (pending !== undefined) {
     actions.push({ type: "claim", request, value: pending });

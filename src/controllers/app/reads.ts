@@ -1,7 +1,7 @@
 import type { App } from "../../api/app.ts";
 import { isTrue } from "../../api/conditions.ts";
 import { annotations, finalizer } from "../../api/meta.ts";
-import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
+import { pendingRequest, reconcileRequest, requestValue } from "../shared/annotations.ts";
 import type { AppMemory } from "./memory.ts";
 
 /** Which reads of the service a reconcile makes. */
@@ -45,14 +45,10 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
   const request = pendingRequest(reconcileRequest(app), app.status?.lastHandledReconcileAt);
   const requested = request !== undefined && request !== memory.servedRequest;
   const oneOffPending =
-    pendingRequest(
-      app.metadata.annotations?.[annotations.restartRequestedAt],
-      app.status?.lastHandledRestartAt,
-    ) !== undefined ||
-    pendingRequest(
-      app.metadata.annotations?.[annotations.rebuildRequestedAt],
-      app.status?.lastHandledRebuildAt,
-    ) !== undefined;
+    pendingRequest(requestValue(app, annotations.restartRequestedAt), app.status?.lastHandledRestartAt) !==
+      undefined ||
+    pendingRequest(requestValue(app, annotations.rebuildRequestedAt), app.status?.lastHandledRebuildAt) !==
+      undefined;
   if (known.app === undefined && memory.driftDueAt === undefined) {
     const settled =
       app.status?.observedGeneration === generation &&

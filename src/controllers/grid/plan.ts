@@ -1,3 +1,4 @@
+import { serviceName } from "../../api/common.ts";
 import { applyConditionChange, type ConditionChange, ready, reconciling } from "../../api/conditions.ts";
 import type { Grid, GridStatus } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
@@ -52,7 +53,7 @@ const scopes: Record<GridAction["type"], string[]> = {
 
 /** The grid's name at the service: `spec.displayName`, else `metadata.name`. */
 export function gridName(grid: Grid): string {
-  return grid.spec.displayName ?? grid.metadata.name;
+  return serviceName(grid.spec.displayName, grid.metadata.name);
 }
 
 /** The Grid's next step. Pure: no I/O, no clock. */

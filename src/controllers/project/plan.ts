@@ -1,3 +1,4 @@
+import { serviceName } from "../../api/common.ts";
 import { applyConditionChange, type ConditionChange, ready, reconciling } from "../../api/conditions.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { Project, ProjectStatus } from "../../api/project.ts";
@@ -34,7 +35,7 @@ const scopes: Record<ProjectAction["type"], string[]> = {
 
 /** The service's name for the project: `spec.displayName`, else `metadata.name`. */
 export function projectName(project: Project): string {
-  return project.spec.displayName ?? project.metadata.name;
+  return serviceName(project.spec.displayName, project.metadata.name);
 }
 
 /** The Project's next step. Pure: no I/O, no clock. */

@@ -343,7 +343,7 @@ describe("planServerOrder", () => {
         ready: "Unknown",
         reason: "Progressing",
         ordered: "Unknown",
-        phase: "Ordering",
+        phase: "Estimated",
       },
     ],
     [

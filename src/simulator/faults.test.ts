@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { FaultTable, faultSchema } from "./faults.ts";
+
+/** A random source that answers these numbers in turn. */
+function rolls(...values: number[]): () => number {
+  let i = 0;
+  return () => values[i++ % values.length] ?? 0;
+}
+
+describe("FaultTable", () => {
+  it("hits the first matching rule, by operation or *", () => {
+    const table = new FaultTable();
+    table.add({ operation: "createApp", status: 500 });
+    table.add({ operation: "*", status: 503 });
+    expect(table.take("createApp")?.status).toBe(500);
+    expect(table.take("getMe")?.status).toBe(503);
+  });
+
+  it("counts down times and drops the rule when spent", () => {
+    const table = new FaultTable();
+    table.add({ operation: "*", status: 500, times: 2 });
+    expect(table.take("getMe")?.times).toBe(1);
+    expect(table.take("getMe")?.times).toBe(0);
+    expect(table.take("getMe")).toBeUndefined();
+    expect(table.list()).toEqual([]);
+  });
+
+  it("with a probability, hits a request only when its roll is below it", () => {
+    const table = new FaultTable();
+    table.add({ operation: "*", status: 500, probability: 0.2 });
+    expect(table.take("getMe", rolls(0.19))?.status).toBe(500);
+    expect(table.take("getMe", rolls(0.2))).toBeUndefined();
+    expect(table.take("getMe", rolls(0.9))).toBeUndefined();
+  });
+
+  it("a rule whose roll misses lets the next matching rule try, and spends none of its times", () => {
+    const table = new FaultTable();
+    table.add({ operation: "createApp", dropResponse: true, probability: 0.05, times: 1 });
+    table.add({ operation: "*", status: 502, probability: 0.5 });
+    expect(table.take("createApp", rolls(0.5, 0.1))?.status).toBe(502);
+    expect(table.take("createApp", rolls(0.5, 0.7))).toBeUndefined();
+    expect(table.list()[0]?.times).toBe(1);
+    expect(table.take("createApp", rolls(0.01))?.dropResponse).toBe(true);
+    expect(table.list()).toHaveLength(1);
+  });
+
+  it("hits about the given share of many requests", () => {
+    const table = new FaultTable();
+    table.add({ operation: "*", status: 500, probability: 0.2 });
+    let state = 1;
+    // A small deterministic generator (LCG), so the share is the same on every run.
+    const random = () => {
+      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+      return state / 2 ** 31;
+    };
+    let hits = 0;
+    for (let i = 0; i < 10_000; i++) if (table.take("getMe", random) !== undefined) hits++;
+    expect(hits / 10_000).toBeGreaterThan(0.18);
+    expect(hits / 10_000).toBeLessThan(0.22);
+  });
+
+  it("refuses a probability outside (0, 1]", () => {
+    expect(faultSchema.safeParse({ operation: "*", status: 500, probability: 0 }).success).toBe(false);
+    expect(faultSchema.safeParse({ operation: "*", status: 500, probability: 1.5 }).success).toBe(false);
+    expect(faultSchema.safeParse({ operation: "*", status: 500, probability: 1 }).success).toBe(true);
+  });
+});
