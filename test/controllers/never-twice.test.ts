@@ -73,6 +73,22 @@ describe("never spend twice, never leak", () => {
     );
   });
 
+  it("a Project whose project is already gone at the service finishes deleting", async () => {
+    const account = await env.setUp();
+    await env.startOperator();
+    await objects.create("projects", "gone", {});
+    const ready = await objects.waitFor("projects", "gone", withCondition("Ready"));
+    const projectId = ready?.status?.projectId as string;
+    const deleted = await fetch(`${env.baseUrl}/projects/${projectId}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${account.token}` },
+    });
+    expect(deleted.status).toBe(204);
+    await objects.remove("projects", "gone");
+    await objects.waitForGone("projects", "gone");
+    expect(env.requests("deleteProject")).toHaveLength(1);
+  });
+
   it("a create the service refused succeeds once the cause is fixed (the refusal doesn't replay for 24 h)", async () => {
     const account = await env.setUp();
     const owner = env.sim.addUser({ email: `owner-${env.namespace}@example.test`, balance: 1000 });

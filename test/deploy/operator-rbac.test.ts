@@ -110,7 +110,7 @@ describe.each(installs)("the operator under the shipped RBAC, $title", (install)
     await installCrds(admin);
 
     // Lenient: this test is about permissions; the controllers' tests face the harsh simulator.
-    simulator = await startSimulator({ controlApi: true, clockSpeed: 20, profile: "lenient" });
+    simulator = await startSimulator({ controlApi: true, clockSpeed: 20 });
     const user = simulator.sim.addUser({ email: `${namespace}@example.test`, balance: 1000 });
     const key = simulator.sim.addKey({ userId: user.id });
     await core.createNamespacedSecret({
