@@ -7,7 +7,7 @@ import type { ControllerDeps } from "../shared/deps.ts";
 import type { Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
-import { jittered } from "../shared/schedule.ts";
+import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import { gridType } from "./kind.ts";
 import type { GridMemory, GridObserved } from "./observed.ts";
@@ -81,14 +81,17 @@ async function readService(
   const now = deps.now();
   const generation = grid.metadata.generation ?? 0;
   const request = pendingRequest(reconcileRequest(grid), grid.status?.lastHandledReconcileAt);
+  const settled = isSettled(grid, generation) && request === undefined;
+  const timing = { now, intervalMs: deps.settings.driftIntervalMs, random: deps.random };
+  if (memory.grid === undefined && deferFirstRead(memory, { generation, settled }, timing)) return;
   const due =
-    memory.grid?.id !== gridId ||
+    (memory.grid !== undefined && memory.grid.id !== gridId) ||
     memory.readGeneration !== generation ||
     (request !== undefined && request !== memory.servedRequest) ||
     (memory.driftDueAt !== undefined && memory.driftDueAt <= now);
   if (!due) return;
-  const background =
-    memory.grid?.id === gridId && memory.readGeneration === generation && request === undefined;
+  // A drift check, or the spread first read after a restart: after the user's work.
+  const background = memory.readGeneration === generation && request === undefined;
   try {
     const read = await client.getGrid(gridId, { priority: background ? "background" : "user" });
     note(read.$metadata.requestId);

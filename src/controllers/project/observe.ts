@@ -8,7 +8,7 @@ import { type Failure, stalledBy } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { Reason } from "../shared/reasons.ts";
-import { jittered } from "../shared/schedule.ts";
+import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import type { ProjectMemory, ProjectObserved } from "./observed.ts";
 import { projectName } from "./plan.ts";
@@ -120,14 +120,16 @@ async function readService(
   }
   const generation = project.metadata.generation ?? 0;
   const request = pendingRequest(reconcileRequest(project), project.status?.lastHandledReconcileAt);
+  const settled = isSettled(project, generation) && request === undefined;
+  const timing = { now, intervalMs: deps.settings.driftIntervalMs, random: deps.random };
+  if (memory.project === undefined && deferFirstRead(memory, { generation, settled }, timing)) return;
   const due =
-    memory.project === undefined ||
     memory.readGeneration !== generation ||
     (request !== undefined && request !== memory.servedRequest) ||
     (memory.driftDueAt !== undefined && memory.driftDueAt <= now);
   if (!due || refuse(["projects:read"], "read the project")) return;
-  const background =
-    memory.project !== undefined && memory.readGeneration === generation && request === undefined;
+  // A drift check, or the spread first read after a restart: after the user's work.
+  const background = memory.readGeneration === generation && request === undefined;
   const options: CallOptions = { priority: background ? "background" : "user" };
   try {
     const read = await client.getProject(projectId, options);

@@ -1,3 +1,4 @@
+import { isTrue } from "../../api/conditions.ts";
 import type { ControllerSettings } from "./deps.ts";
 
 /** The earliest of several due times (epoch ms); undefined when none is set. */
@@ -28,4 +29,34 @@ export function retryAt(
   if (stalled) return now.getTime() + settings.stalledRetryMs;
   if (waiting) return now.getTime() + settings.polls.waitingMs;
   return undefined;
+}
+
+/**
+ * After a restart nothing is in memory. A resource whose status says the service matched its
+ * generation (Ready, no request pending) has its first read spread over the drift interval, in the
+ * background, instead of every resource being read at once at user priority. True when the read
+ * waits (`memory.driftDueAt` then says when).
+ */
+export function deferFirstRead(
+  memory: { driftDueAt: number | undefined; readGeneration: number | undefined },
+  resource: { generation: number; settled: boolean },
+  timing: { now: number; intervalMs: number; random: () => number },
+): boolean {
+  if (memory.driftDueAt !== undefined || memory.readGeneration !== undefined || !resource.settled)
+    return false;
+  memory.readGeneration = resource.generation;
+  memory.driftDueAt = timing.now + Math.round(timing.random() * timing.intervalMs);
+  return true;
+}
+
+/** Status says the service matched this generation: Ready, observed at it. */
+export function isSettled(
+  resource: {
+    status?:
+      | { observedGeneration?: number | undefined; conditions?: Parameters<typeof isTrue>[0] }
+      | undefined;
+  },
+  generation: number,
+): boolean {
+  return resource.status?.observedGeneration === generation && isTrue(resource.status.conditions, "Ready");
 }

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { deferFirstRead } from "./schedule.ts";
+
+describe("deferFirstRead (after a restart)", () => {
+  const timing = { now: 1_000, intervalMs: 600_000, random: () => 0.5 };
+  const fresh = () => ({
+    driftDueAt: undefined as number | undefined,
+    readGeneration: undefined as number | undefined,
+  });
+
+  it("spreads a settled resource's first read over the drift interval", () => {
+    const memory = fresh();
+    expect(deferFirstRead(memory, { generation: 3, settled: true }, timing)).toBe(true);
+    expect(memory).toEqual({ driftDueAt: 301_000, readGeneration: 3 });
+  });
+
+  it.each([
+    ["not settled (a spec change, a request, not Ready)", fresh(), false],
+    ["already scheduled", { driftDueAt: 5, readGeneration: undefined }, true],
+    ["already read once", { driftDueAt: undefined, readGeneration: 3 }, true],
+  ])("reads at once when %s", (_, memory, settled) => {
+    expect(deferFirstRead(memory, { generation: 3, settled }, timing)).toBe(false);
+  });
+});
