@@ -82,7 +82,10 @@ export const commonStatusFields = {
     .string()
     .max(256)
     .optional()
-    .describe("X-Request-Id of the last hosting API call; quote it when contacting support."),
+    .describe(
+      "X-Request-Id of the last hosting API call that changed this status; quote it when contacting " +
+        "support. A read that finds nothing new does not rewrite it.",
+    ),
   owner: z
     .object({
       userId: z

@@ -132,6 +132,20 @@ describe("App inputs that pass the CRD schema never wedge it", () => {
     expect(env.requests("createApp").map((r) => r.status)).toEqual([201]);
   });
 
+  it("drift reads that find nothing new write no status (an idle operator is idle)", async () => {
+    await env.setUp();
+    await env.startOperator({}, "1s");
+    await env.create("projects", "demo", {});
+    await env.create("apps", "web", { projectRef: { name: "demo" }, image: "nginx:1.27" });
+    await env.waitFor("apps", "web", hasCondition("Ready"));
+    await sleep(1500);
+    const settled = (await env.get("apps", "web"))?.metadata.resourceVersion;
+    const reads = env.requests("getApp").length;
+    await sleep(4000);
+    expect(env.requests("getApp").length).toBeGreaterThan(reads);
+    expect((await env.get("apps", "web"))?.metadata.resourceVersion).toBe(settled);
+  });
+
   it("a reconcile annotation too long for status is echoed as a digest: status stays writable", async () => {
     await env.setUp();
     await env.startOperator();

@@ -6,7 +6,7 @@ import {
   reconciling,
   stalled,
 } from "../../api/conditions.ts";
-import { type KubeObject, Outcome, patchStatus, type ResourceType } from "../../runtime/index.ts";
+import { deepEqual, type KubeObject, Outcome, patchStatus, type ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "./deps.ts";
 import type { Problem } from "./failure.ts";
 import { Reason } from "./reasons.ts";
@@ -49,8 +49,10 @@ export interface StatusWrite {
  */
 export async function writeStatus(write: StatusWrite): Promise<boolean> {
   const { deps, type, object, previous, next } = write;
-  const result = await patchStatus(deps.kube, type, object, next);
-  if (result.written) write.onWritten?.(result.object);
+  if (!onlyRequestIdsDiffer(previous, next)) {
+    const result = await patchStatus(deps.kube, type, object, next);
+    if (result.written) write.onWritten?.(result.object);
+  }
   const before = {
     ready: getCondition(previous?.conditions, ConditionType.Ready),
     stall: getCondition(previous?.conditions, ConditionType.Stalled),
@@ -70,6 +72,23 @@ export async function writeStatus(write: StatusWrite): Promise<boolean> {
   if (newStall && !write.problemRecorded)
     deps.recorder.record(object, "Warning", stall.reason, stall.message);
   return write.readySeen || ready?.status === "True";
+}
+
+const quotedRequest = / \(request [^)]*\)/g;
+
+/**
+ * A read that changed nothing but the request ID it quotes (lastRequestId, a message's
+ * "(request …)") is no news: writing it would make an idle operator write status on every drift
+ * check, and every write wakes the object again.
+ */
+export function onlyRequestIdsDiffer(previous: WithConditions | undefined, next: WithConditions): boolean {
+  if (previous === undefined) return false;
+  const plain = (status: WithConditions) => ({
+    ...status,
+    lastRequestId: undefined,
+    conditions: status.conditions?.map((c) => ({ ...c, message: c.message.replace(quotedRequest, "") })),
+  });
+  return deepEqual(plain(previous), plain(next)) && !deepEqual(previous, next);
 }
 
 /** An object the apiserver accepted but berth cannot read (e.g. stored before a rule existed): Stalled. */
