@@ -117,6 +117,7 @@ async function attemptOnce(
   attempt: number,
 ): Promise<{ data: unknown; response: HttpResponse; facts: ResponseFacts }> {
   const labels = { operation: route.operation, credential: deps.credentialId };
+  throwIfPausedLong(deps, route);
   const permits = await acquirePermits(deps, options);
   const waitSec = Math.max(...permits.map((p) => p.waitedMs)) / 1000;
   deps.observer.onLimiterWait?.({ ...labels, priority: options.priority ?? "user", waitSec });
@@ -166,7 +167,29 @@ function correctBudget(deps: CallerDeps, permits: Permit[], status: number, fact
     const { limit, remaining, resetAtMs } = facts.budget;
     deps.observer.onBudget?.({ credential: deps.credentialId, limit, remaining, resetAtMs });
   }
-  if (status === 429) deps.credentialLimiter.pauseUntil(deps.clock.now() + (facts.retryAfterSec ?? 1) * 1000);
+  if (status === 429) {
+    // The service's wait holds for the credential and for its user's other credentials alike.
+    const until = deps.clock.now() + (facts.retryAfterSec ?? 1) * 1000;
+    deps.credentialLimiter.pauseUntil(until);
+    deps.userLimiter()?.pauseUntil(until);
+  }
+}
+
+/**
+ * A call never waits out a long pause the service asked for (a 429's Retry-After) inside the
+ * caller: it fails at once as rate_limited with the time left, so a controller's worker is free
+ * for other work and the reconcile comes back when the budget does.
+ */
+function throwIfPausedLong(deps: CallerDeps, route: Route): void {
+  const pausedMs = Math.max(deps.credentialLimiter.pausedForMs(), deps.userLimiter()?.pausedForMs() ?? 0);
+  if (pausedMs <= deps.backoff.maxServerWaitMs) return;
+  throw new HostingError({
+    code: "rate_limited",
+    kind: "retryable",
+    operation: route.operation,
+    message: `the service asked to wait ${Math.ceil(pausedMs / 1000)} s before the next call`,
+    retryAfterSec: Math.ceil(pausedMs / 1000),
+  });
 }
 
 /** The credential's place first, then the user's; the credential's is given back if the wait is abandoned. */

@@ -165,6 +165,28 @@ describe("retries", () => {
     expect(onReplay).toHaveBeenCalledWith(expect.objectContaining({ operation: "createProject" }));
   });
 
+  it("never waits out a pause longer than maxServerWaitMs: the next call fails at once, unsent, as rate_limited", async () => {
+    const transport = scripted([
+      failure("rate_limited", 429, {}, { "retry-after": "30" }),
+      json(200, status),
+    ]);
+    const throttled = createHostingClient({
+      baseUrl: "http://hosting.test/v1",
+      apiKey,
+      transport,
+      random: () => 0.5,
+      backoff: { maxAttempts: 3, baseMs: 100, capMs: 1_000, maxServerWaitMs: 1_000 },
+    });
+    await expect(settled(throttled.getAppStatus(projectId, appId))).rejects.toMatchObject({
+      code: "rate_limited",
+    });
+    await expect(settled(throttled.getAppStatus(projectId, appId))).rejects.toMatchObject({
+      code: "rate_limited",
+      retryAfterSec: 30,
+    });
+    expect(transport.requests).toHaveLength(1);
+  });
+
   it("waits as long as Retry-After on a 429 before trying again", async () => {
     const onRateLimited = vi.fn();
     const transport = scripted([failure("rate_limited", 429, {}, { "retry-after": "7" }), json(200, status)]);

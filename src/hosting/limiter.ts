@@ -147,6 +147,11 @@ export class RateLimiter {
     for (let i = 0; i < count; i++) this.released.push(now);
   }
 
+  /** How long admission stays paused by the service's "wait" (0 when it isn't). */
+  pausedForMs(): number {
+    return Math.max(0, this.pausedUntil - this.clock.now());
+  }
+
   /** The service said "wait": admit nothing before `untilMs`. */
   pauseUntil(untilMs: number): void {
     if (untilMs <= this.pausedUntil) return;

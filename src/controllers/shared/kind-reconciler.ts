@@ -132,6 +132,9 @@ export function kindReconciler<
       onWritten: (next) => ownWrites.record(key, written, next),
     });
     const failure = acted.failure ?? observation.failure;
+    // The service said how long to wait (Retry-After, retryAfterSec): exactly that, not backoff on top.
+    if (failure?.retryAfterMs !== undefined && !failure.stalled)
+      return Outcome.requeueAfter(failure.retryAfterMs);
     if (failure !== undefined && !failure.stalled) return Outcome.error(new ReconcileError(failure));
     const stalled = final.stalled || failure?.stalled === true;
     const next = earliest(
