@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { KubeConfig } from "@kubernetes/client-node";
 import type { Registry } from "prom-client";
 import { type ControllerSettings, defaultSettings } from "../controllers/shared/deps.ts";
 import { HostingAccess } from "../controllers/shared/hosting-access.ts";
@@ -6,13 +7,10 @@ import { IdentityCache } from "../controllers/shared/identity.ts";
 import { createResourceMetrics } from "../controllers/shared/metrics.ts";
 import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
 import {
-  type ClusterAccess,
-  type ConnectionSource,
   Controller,
   controllerRateLimiter,
   EventRecorder,
   KubeClient,
-  KubeconfigSource,
   kubeAuthorizer,
   kubeEventSink,
   Manager,
@@ -30,8 +28,8 @@ import { Shard } from "./shard.ts";
 export interface OperatorDeps {
   logger: Logger;
   registry: Registry;
-  /** Use this cluster instead of loading `config.kubeconfig` (tests, `berth dev`: an in-process KubeConfig). */
-  kubeConfig?: ClusterAccess | ConnectionSource;
+  /** Use this cluster instead of loading `config.kubeconfig` (tests, `berth dev`). */
+  kubeConfig?: KubeConfig;
   /** Hosting client tuning: a sped-up clock's rate-limit window in benchmarks, say. */
   hosting?: Pick<HostingClientCacheOptions, "limits" | "limiterTuning" | "clock" | "backoff">;
   /** Poll and retry timings (defaults suit the real service). */
@@ -65,10 +63,8 @@ export async function startOperator(
   }
   const config = parsed.data;
   const { logger, registry } = deps;
-  const kube = new KubeClient(
-    deps.kubeConfig ??
-      (await KubeconfigSource.load(config.kubeconfig === undefined ? {} : { path: config.kubeconfig })),
-  );
+  const kubeConfig = deps.kubeConfig ?? loadKubeConfig(config.kubeconfig);
+  const kube = new KubeClient(kubeConfig);
   const metrics = createMetrics(registry);
   const identity = `${hostname()}-${process.pid}`;
   const shard = new Shard(config.watchLabelSelector);
@@ -176,4 +172,11 @@ function metricsSecurity(kube: KubeClient): ServerSecurity {
     tls: selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
     authorize: kubeAuthorizer(kube),
   };
+}
+
+function loadKubeConfig(path: string | undefined): KubeConfig {
+  const config = new KubeConfig();
+  if (path === undefined) config.loadFromDefault();
+  else config.loadFromFile(path);
+  return config;
 }
