@@ -118,6 +118,7 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
     case "update": {
       const updated = await client.patchApp(projectId, appId, action.patch);
       external.app = updated;
+      external.lastUpdate = { patch: JSON.stringify(action.patch), at: deps.now() };
       if (action.fields.includes("env")) memory.appliedSecrets = secretsOf(observed);
       const redeploys = action.patch.config !== undefined || action.patch.source !== undefined;
       if (redeploys && external.status?.targetState === "running") {

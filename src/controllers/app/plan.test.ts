@@ -71,6 +71,38 @@ describe("planApp: creating", () => {
     expect(conditionOf(result, "Stalled")).toBe("True/ExternalNotFound");
   });
 
+  it.each([
+    {
+      case: "the same PATCH accepted a moment ago",
+      sentAgo: 1000,
+      same: true,
+      actions: [],
+      stalled: "True/UpdateNotApplied",
+    },
+    {
+      case: "the same PATCH long ago (a drift revert)",
+      sentAgo: polls.waitingMs,
+      same: true,
+      actions: ["update"],
+      stalled: undefined,
+    },
+    {
+      case: "another PATCH a moment ago",
+      sentAgo: 1000,
+      same: false,
+      actions: ["update"],
+      stalled: undefined,
+    },
+  ])("loop guard: $case → $actions", ({ sentAgo, same, actions, stalled }) => {
+    const { app, seen } = existing({ image: "nginx:1.28" });
+    seen.external.app = serviceApp(desiredOf(anApp()));
+    const patch = same ? { config: { image: "nginx:1.28" } } : { config: { image: "nginx:1.29" } };
+    seen.external.lastUpdate = { patch: JSON.stringify(patch), at: now.getTime() - sentAgo };
+    const result = plan(app, seen);
+    expect(types(result)).toEqual(actions);
+    expect(conditionOf(result, "Stalled")).toBe(stalled);
+  });
+
   it("compares names as the service stores them (trimmed): a YAML block scalar's newline is no change", () => {
     const { app, seen } = existing({ displayName: "web app\n" });
     seen.external.app = { ...serviceApp(desiredOf(app)), name: "web app" };

@@ -98,6 +98,15 @@ function planConverge(input: AppPlanInput, desired: DesiredApp, service: Service
   const actions: AppAction[] = [];
   const diff = diffApp(desired, service, parseSecretDigests(observed.appliedSecrets));
   const configHash = shortHash(hashable(desired));
+  if (diff.fields.length > 0 && sentJustBefore(input, diff.patch)) {
+    // The service said yes to this very PATCH a moment ago and still reports the old values:
+    // sending it again would loop (and spend the key's budget). A person must look.
+    return blocked(input, {
+      stalled: true,
+      reason: Reason.UpdateNotApplied,
+      message: `the service accepted a change of ${diff.fields.join(", ")} but still reports the old value; berth stopped sending it: check how the service stores ${diff.fields.join(", ")}, then change the spec`,
+    });
+  }
   if (diff.fields.length > 0) {
     const specUnchanged =
       app.status?.appliedHash === configHash && app.status.observedGeneration === generationOf(app);
@@ -127,6 +136,16 @@ function planConverge(input: AppPlanInput, desired: DesiredApp, service: Service
   const view = describeState(app, observed.external, input.polls, quoter(observed));
   const plan = outcome(input, all, view.change, fields);
   return { ...plan, statusPollMs: view.statusPollMs, buildPollMs: view.buildPollMs };
+}
+
+/** The same PATCH was accepted within the last `polls.waitingMs` (a drift revert comes far less often). */
+function sentJustBefore(input: AppPlanInput, patch: unknown): boolean {
+  const last = input.observed.external.lastUpdate;
+  return (
+    last !== undefined &&
+    last.patch === JSON.stringify(patch) &&
+    input.now.getTime() - last.at < input.polls.waitingMs
+  );
 }
 
 /**

@@ -19,6 +19,8 @@ export const Reason = {
    * now exist: a person picks one (spec.appId / spec.projectId) or deletes the extras.
    */
   DuplicateCreated: "DuplicateCreated",
+  /** The service accepted an update but still reports the old value: berth stops re-sending it. */
+  UpdateNotApplied: "UpdateNotApplied",
   /** An order call's outcome is unknown and berth can't tell which order (if any) is its result. */
   OrderUncertain: "OrderUncertain",
   /** The credentials now belong to another user than the one who owns the external object. */
