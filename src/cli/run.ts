@@ -1,16 +1,20 @@
 import { type AnyCommand, type CommandContext, envName, parseConfig, UsageError } from "./command.ts";
-import { controlPlaneCommand } from "./commands/control-plane.ts";
-import { devCommand } from "./commands/dev.ts";
-import { operatorCommand } from "./commands/operator.ts";
-import { simulatorCommand } from "./commands/simulator.ts";
 
-/** Every built command; a command appears here when it works, never as a stub. */
-export const commands: readonly AnyCommand[] = [
-  operatorCommand,
-  simulatorCommand,
-  controlPlaneCommand,
-  devCommand,
-];
+/**
+ * Every built command (one appears here when it works, never as a stub), each loaded only when
+ * used: `berth operator` never loads the simulator, the control plane or client-node.
+ */
+const commands: Record<string, () => Promise<AnyCommand>> = {
+  operator: async () => (await import("./commands/operator.ts")).operatorCommand,
+  simulator: async () => (await import("./commands/simulator.ts")).simulatorCommand,
+  "control-plane": async () => (await import("./commands/control-plane.ts")).controlPlaneCommand,
+  dev: async () => (await import("./commands/dev.ts")).devCommand,
+};
+
+/** The command of that name, loaded; undefined when there is none. */
+export async function findCommand(name: string): Promise<AnyCommand | undefined> {
+  return Object.hasOwn(commands, name) ? await commands[name]?.() : undefined;
+}
 
 export async function runCli(
   argv: string[],
@@ -19,12 +23,12 @@ export async function runCli(
 ): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    context.stdout.write(usage());
+    context.stdout.write(await usage());
     return name === undefined ? 2 : 0;
   }
-  const command = commands.find((c) => c.name === name);
+  const command = await findCommand(name);
   if (command === undefined) {
-    context.stderr.write(`berth: unknown command "${name}"\n\n${usage()}`);
+    context.stderr.write(`berth: unknown command "${name}"\n\n${await usage()}`);
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
@@ -45,9 +49,10 @@ export async function runCli(
   }
 }
 
-function usage(): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
-  const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+async function usage(): Promise<string> {
+  const all = await Promise.all(Object.values(commands).map((load) => load()));
+  const width = Math.max(...all.map((c) => c.name.length));
+  const lines = all.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return `Usage: berth <command> [flags]\n\nCommands:\n${lines.join("\n")}\n\nRun "berth <command> --help" for its flags.\n`;
 }
 

@@ -1,5 +1,4 @@
 import { hostname } from "node:os";
-import { KubeConfig } from "@kubernetes/client-node";
 import type { Registry } from "prom-client";
 import { type ControllerSettings, defaultSettings } from "../controllers/shared/deps.ts";
 import { HostingAccess } from "../controllers/shared/hosting-access.ts";
@@ -7,10 +6,13 @@ import { IdentityCache } from "../controllers/shared/identity.ts";
 import { createResourceMetrics } from "../controllers/shared/metrics.ts";
 import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
 import {
+  type ClusterAccess,
+  type ConnectionSource,
   Controller,
   controllerRateLimiter,
   EventRecorder,
   KubeClient,
+  KubeconfigSource,
   kubeAuthorizer,
   kubeEventSink,
   Manager,
@@ -28,8 +30,8 @@ import { Shard } from "./shard.ts";
 export interface OperatorDeps {
   logger: Logger;
   registry: Registry;
-  /** Use this cluster instead of loading `config.kubeconfig` (tests, `berth dev`). */
-  kubeConfig?: KubeConfig;
+  /** Use this cluster instead of loading `config.kubeconfig` (tests, `berth dev`: an in-process KubeConfig). */
+  kubeConfig?: ClusterAccess | ConnectionSource;
   /** Hosting client tuning: a sped-up clock's rate-limit window in benchmarks, say. */
   hosting?: Pick<HostingClientCacheOptions, "limits" | "limiterTuning" | "clock" | "backoff">;
   /** Poll and retry timings (defaults suit the real service). */
@@ -63,8 +65,10 @@ export async function startOperator(
   }
   const config = parsed.data;
   const { logger, registry } = deps;
-  const kubeConfig = deps.kubeConfig ?? loadKubeConfig(config.kubeconfig);
-  const kube = new KubeClient(kubeConfig);
+  const kube = new KubeClient(
+    deps.kubeConfig ??
+      (await KubeconfigSource.load(config.kubeconfig === undefined ? {} : { path: config.kubeconfig })),
+  );
   const metrics = createMetrics(registry);
   const identity = `${hostname()}-${process.pid}`;
   const shard = new Shard(config.watchLabelSelector);
@@ -172,11 +176,4 @@ function metricsSecurity(kube: KubeClient): ServerSecurity {
     tls: selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
     authorize: kubeAuthorizer(kube),
   };
-}
-
-function loadKubeConfig(path: string | undefined): KubeConfig {
-  const config = new KubeConfig();
-  if (path === undefined) config.loadFromDefault();
-  else config.loadFromFile(path);
-  return config;
 }

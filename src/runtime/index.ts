@@ -1,4 +1,12 @@
 // The controller runtime: generic machinery that works on any Kubernetes resource type.
+
+export {
+  type ClusterAccess,
+  type Connection,
+  type ConnectionSource,
+  clusterAccessSource,
+  type TlsSettings,
+} from "./connection.ts";
 export {
   Controller,
   type ControllerOptions,
@@ -20,6 +28,7 @@ export { ensureFinalizer, hasFinalizer, removeFinalizer } from "./finalizers.ts"
 export { Informer, type InformerOptions } from "./informer.ts";
 export { deepEqual, mergePatch } from "./json.ts";
 export { KubeClient, patchTypes } from "./kube-client.ts";
+export { type KubeconfigOptions, KubeconfigSource } from "./kubeconfig.ts";
 export { type LabelSelector, LabelSelectorError, parseLabelSelector } from "./label-selector.ts";
 export { type LeaderElectionOptions, LeaderElector } from "./leader-election.ts";
 export { Manager, type ManagerOptions, type Runnable } from "./manager.ts";

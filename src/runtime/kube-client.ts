@@ -1,8 +1,13 @@
 import { createHash } from "node:crypto";
-import type { RequestOptions as HttpsRequestOptions } from "node:https";
-import type { KubeConfig } from "@kubernetes/client-node";
 import { Agent, type Dispatcher, request } from "undici";
 import { z } from "zod";
+import {
+  type ClusterAccess,
+  type Connection,
+  type ConnectionSource,
+  clusterAccessSource,
+  type TlsSettings,
+} from "./connection.ts";
 import { codeForStatus, KubeApiError } from "./errors.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -32,28 +37,31 @@ const statusSchema = z.looseObject({
 const defaultTimeoutMs = 30_000;
 
 /**
- * What the client needs from a kubeconfig. client-node's KubeConfig provides it (with every auth
- * method); it is only a type here, so the runtime never loads client-node's ~90 MB module graph.
- */
-export type ClusterAccess = Pick<KubeConfig, "getCurrentCluster" | "applyToHTTPSOptions">;
-
-/**
  * A small Kubernetes REST client over undici. client-node's generated clients build a new
- * connection pool per call; this keeps one per cluster and credentials, and re-reads credentials
- * from the kubeconfig on every call so rotated tokens and reloaded kubeconfigs take effect.
+ * connection pool per call; this keeps one per cluster and credentials. Its settings come from a
+ * ConnectionSource (the operator's: a kubeconfig loaded in a worker, see kubeconfig.ts) or an
+ * in-process client-node KubeConfig; a 401 tells the source, which loads fresh credentials, and the
+ * request is sent once more (a refused request did nothing).
  */
 export class KubeClient {
-  readonly #config: ClusterAccess;
-  #dispatcher: { key: string; agent: Agent } | undefined;
+  readonly #source: ConnectionSource;
+  #dispatcher: { tls: Readonly<TlsSettings>; key: string; agent: Agent } | undefined;
 
-  constructor(config: ClusterAccess) {
-    this.#config = config;
+  constructor(source: ConnectionSource | ClusterAccess) {
+    this.#source = "applyToHTTPSOptions" in source ? clusterAccessSource(source) : source;
   }
 
   /** Sends a request and returns the parsed JSON body (undefined when empty). */
   async call(method: HttpMethod, path: string, options: CallOptions = {}): Promise<unknown> {
-    const response = await this.#send(method, path, options, options.timeoutMs ?? defaultTimeoutMs);
+    const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+    let response = await this.#send(method, path, options, timeoutMs);
+    if (response.statusCode === 401) {
+      await readBody(response, method, path);
+      this.#source.refused();
+      response = await this.#send(method, path, options, timeoutMs);
+    }
     const text = await readBody(response, method, path);
+    if (response.statusCode === 401) this.#source.refused();
     if (response.statusCode >= 300) throw apiError(response.statusCode, method, path, text);
     return text === "" ? undefined : parseJson(text, method, path);
   }
@@ -64,6 +72,7 @@ export class KubeClient {
    */
   async *stream(path: string, query: Query, signal: AbortSignal): AsyncGenerator<string> {
     const response = await this.#send("GET", path, { query, signal }, 0);
+    if (response.statusCode === 401) this.#source.refused();
     if (response.statusCode !== 200) {
       throw apiError(response.statusCode, "GET", path, await readBody(response, "GET", path));
     }
@@ -95,22 +104,29 @@ export class KubeClient {
   }
 
   async #send(method: HttpMethod, path: string, options: CallOptions, bodyTimeoutMs: number) {
-    const server = this.#config.getCurrentCluster()?.server;
-    if (!server)
+    let connection: Connection;
+    try {
+      connection = await this.#source.current();
+    } catch (error) {
+      if (error instanceof KubeApiError) throw error;
+      throw new KubeApiError("config", 0, `${method} ${path}: ${(error as Error).message}`, undefined, {
+        cause: error,
+      });
+    }
+    if (!connection.server)
       throw new KubeApiError("config", 0, "the kubeconfig has no current cluster with a server address");
-    const { headers, dispatcher } = await this.#credentials();
-    const url = new URL(server.replace(/\/$/, "") + path);
+    const url = new URL(connection.server.replace(/\/$/, "") + path);
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
+    const headers: Record<string, string> = { ...connection.headers, accept: "application/json" };
     const hasBody = options.body !== undefined;
     if (hasBody) headers["content-type"] = options.contentType ?? "application/json";
-    headers.accept = "application/json";
     try {
       return await request(url, {
         method,
         headers,
-        dispatcher,
+        dispatcher: this.#dispatcherFor(connection.tls),
         ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         headersTimeout: options.timeoutMs ?? defaultTimeoutMs,
@@ -121,32 +137,20 @@ export class KubeClient {
     }
   }
 
-  async #credentials(): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher }> {
-    const options: HttpsRequestOptions = {};
-    await this.#config.applyToHTTPSOptions(options);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(options.headers ?? {})) {
-      if (value !== undefined) headers[name.toLowerCase()] = String(value);
-    }
-    if (options.auth) headers.authorization = `Basic ${Buffer.from(options.auth).toString("base64")}`;
-    const tls = {
-      ...(options.ca ? { ca: options.ca } : {}),
-      ...(options.cert ? { cert: options.cert } : {}),
-      ...(options.key ? { key: options.key } : {}),
-      ...(options.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: options.rejectUnauthorized }),
-      ...(options.servername ? { servername: options.servername } : {}),
-    };
+  /** One connection pool per TLS identity; a new identity (a rotated client certificate) gets a new pool. */
+  #dispatcherFor(tls: Readonly<TlsSettings>): Dispatcher {
+    const current = this.#dispatcher;
+    if (current?.tls === tls) return current.agent;
     const hash = createHash("sha256");
-    for (const [name, value] of Object.entries(tls)) {
-      hash.update(`\0${name}=`).update(Buffer.isBuffer(value) ? value : String(value));
-    }
+    for (const [name, value] of Object.entries(tls)) hash.update(`\0${name}=${String(value)}`);
     const key = hash.digest("hex");
-    if (this.#dispatcher?.key !== key) {
-      const previous = this.#dispatcher;
-      this.#dispatcher = { key, agent: new Agent({ connect: { ...tls, keepAlive: true } }) };
-      void previous?.agent.close().catch(() => undefined);
+    if (current?.key === key) {
+      this.#dispatcher = { ...current, tls };
+      return current.agent;
     }
-    return { headers, dispatcher: this.#dispatcher.agent };
+    this.#dispatcher = { tls, key, agent: new Agent({ connect: { ...tls, keepAlive: true } }) };
+    void current?.agent.close().catch(() => undefined);
+    return this.#dispatcher.agent;
   }
 }
 

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/cli/command.ts";
-import { commands } from "../../src/cli/run.ts";
+import { findCommand } from "../../src/cli/run.ts";
 import { Shard } from "../../src/operator/shard.ts";
 import {
   applyForReal,
@@ -164,8 +164,8 @@ describe("the rendered operator Deployment", () => {
     ({ replicas, template, container } = podSpec(findObject(objects, "Deployment", "berth-operator")));
   });
 
-  it("passes only flags `berth operator` accepts, with valid values", () => {
-    const operator = commands.find((command) => command.name === "operator");
+  it("passes only flags `berth operator` accepts, with valid values", async () => {
+    const operator = await findCommand("operator");
     expect(operator, "`berth operator` is not in src/cli/run.ts's commands").toBeDefined();
     if (operator === undefined) return;
     // Kubernetes expands $(POD_NAMESPACE) from the downward API before the process starts.

@@ -7,7 +7,7 @@ import { operatorNamespace, serviceAccount } from "../../scripts/deploy-manifest
 import { group, version } from "../../src/api/index.ts";
 import { installCrds } from "../../src/api/install.ts";
 import { parseConfig } from "../../src/cli/command.ts";
-import { commands } from "../../src/cli/run.ts";
+import { findCommand } from "../../src/cli/run.ts";
 import { type OperatorConfigInput, type RunningOperator, startOperator } from "../../src/operator/index.ts";
 import { KubeClient, kubeEventSink, microTime } from "../../src/runtime/index.ts";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
@@ -78,8 +78,8 @@ async function serviceAccountConfig(namespace: string): Promise<KubeConfig> {
 }
 
 /** The Deployment's arguments, as `berth operator` parses them, with the test's own additions. */
-function deployedConfig(deployment: Manifest, podNamespace: string, extra: string[]) {
-  const command = commands.find((c) => c.name === "operator");
+async function deployedConfig(deployment: Manifest, podNamespace: string, extra: string[]) {
+  const command = await findCommand("operator");
   if (command === undefined) throw new Error("`berth operator` is not in src/cli/run.ts's commands");
   const spec = deployment.spec as { template: { spec: { containers: { args: string[] }[] } } };
   const args = (spec.template.spec.containers[0]?.args ?? []).map((arg) =>
@@ -126,7 +126,7 @@ describe.each(installs)("the operator under the shipped RBAC, $title", (install)
       write: (line: string) => logLines.push(line) !== 0,
     } as unknown as NodeJS.WritableStream;
     const deployment = findObject(objects, "Deployment");
-    operator = await startOperator(deployedConfig(deployment, home, install.extraArgs(namespace)), {
+    operator = await startOperator(await deployedConfig(deployment, home, install.extraArgs(namespace)), {
       logger: createLogger({ level: "warn", destination }),
       registry: new Registry(),
       kubeConfig: asServiceAccount,

@@ -1,0 +1,370 @@
+// The figures of issue 15, from the real `berth operator` process as users run it (the compiled
+// CLI, `node dist/main.js operator …`, built here into .berth/bench/dist), against a local control
+// plane and `berth simulator` with its harsh defaults and default rate limits:
+//
+//   node scripts/bench-cli.ts          (BENCH_PHASES=footprint,scale,budget  BENCH_OBJECTS=10000
+//                                       BENCH_APPS=150  BENCH_IDLE_SEC=30  BENCH_BUILD=0 skips the build)
+//
+// footprint: RSS of an operator watching no objects, then 300 suspended Apps, each after it settled.
+// scale:     BENCH_OBJECTS suspended Apps exist before the operator starts; it writes a Suspended
+//            status on each. RSS after sync, CPU and time to sync, reconciles (from its /metrics),
+//            then writes and reconciles over BENCH_IDLE_SEC idle seconds.
+// budget:    BENCH_APPS image Apps at clock ×1 to Ready, then deleted, each phase on a fresh rate
+//            window: time, hosting calls per App (GET /me excluded), 429s, early polls.
+// RSS and CPU come from /proc/<pid> of the operator process.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import { Registry } from "prom-client";
+import { installCrds } from "../src/api/install.ts";
+import { startControlPlane } from "../src/control-plane/control-plane.ts";
+import { Informer, KubeClient, type KubeObject } from "../src/runtime/index.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
+import { createMetrics } from "../src/telemetry/metrics.ts";
+import {
+  cpuSeconds,
+  inParallel,
+  report,
+  residentMb,
+  type SimulatorProcess,
+  sleep,
+  startSimulatorProcess,
+  statsBetween,
+  stopChild,
+  until,
+  withTimeout,
+} from "./bench-support.ts";
+
+const phases = new Set((process.env.BENCH_PHASES ?? "footprint,scale,budget").split(","));
+const objects = Number(process.env.BENCH_OBJECTS ?? 10_000);
+const budgetApps = Number(process.env.BENCH_APPS ?? 150);
+const idleSec = Number(process.env.BENCH_IDLE_SEC ?? 30);
+const footprintObjects = 300;
+const windowMs = 60_000;
+const dist = path.resolve(".berth/bench/dist");
+const appsPath = (namespace: string) => `/apis/berth.dev/v1alpha1/namespaces/${namespace}/apps`;
+const appType = { group: "berth.dev", version: "v1alpha1", plural: "apps", kind: "App" };
+const logger = createLogger({ level: "warn" });
+
+/** The figures the Go controller-runtime operator reached in the issue's run, for comparison. */
+const go = {
+  rss10k: "94 MB",
+  reconciles10k: "10,000",
+  cpu10k: "8.8 s",
+  sync10k: "31.4 s",
+  idle300: "43 MB",
+  ready150: "41 s (150 × 429)",
+  calls150: "3.99",
+  delete150: "120 s, 5.5 (225 × 429)",
+};
+
+if (process.env.BENCH_BUILD !== "0") {
+  // The CLI as the package ships it: compiled, not type-stripped at load.
+  execFileSync(
+    process.execPath,
+    ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json", "--outDir", dist],
+    {
+      stdio: "inherit",
+    },
+  );
+}
+report(
+  "machine",
+  `${os.cpus().length} × ${os.cpus()[0]?.model ?? "?"}, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
+
+const dir = await mkdtemp(path.join(os.tmpdir(), "berth-bench-cli-"));
+const controlPlane = await startControlPlane({ dir, logger });
+const config = new KubeConfig();
+config.loadFromFile(controlPlane.kubeconfigPath);
+const kube = new KubeClient(config);
+try {
+  await installCrds(config);
+  if (phases.has("footprint") || phases.has("scale")) await footprintAndScale();
+  if (phases.has("budget")) await budget();
+  report(
+    "load after",
+    os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" "),
+  );
+} finally {
+  await kube.close();
+  await controlPlane.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+
+async function footprintAndScale(): Promise<void> {
+  const namespace = "scale";
+  await createNamespace(namespace);
+  const watched = await watchApps(namespace);
+  if (phases.has("footprint")) {
+    const operator = await startOperatorProcess([namespace]);
+    await sleep(idleSec * 1000);
+    report(
+      "idle RSS, no objects",
+      `${(await residentMb(operator.pid)).rss.toFixed(0)} MB   (target ≤ 75 MB)`,
+    );
+    await createSuspendedApps(namespace, 0, footprintObjects);
+    await until(async () => watched.suspended() === footprintObjects, 120_000);
+    await sleep(idleSec * 1000);
+    report(
+      `idle RSS, ${footprintObjects} objects`,
+      `${(await residentMb(operator.pid)).rss.toFixed(0)} MB   (Go operator ${go.idle300})`,
+    );
+    await operator.stop();
+  }
+  if (!phases.has("scale")) return;
+  const existing = phases.has("footprint") ? footprintObjects : 0;
+  const created = Date.now();
+  await createSuspendedApps(namespace, existing, objects);
+  report(
+    `created ${objects} Apps`,
+    `${((Date.now() - created) / 1000).toFixed(1)} s (suspended, 32 at a time)`,
+  );
+  // A fresh operator meets every App at once, as after an upgrade or a failover.
+  await clearStatuses(namespace, watched);
+  const operator = await startOperatorProcess([namespace]);
+  await withTimeout(
+    until(async () => watched.suspended() === objects, 600_000),
+    610_000,
+    () => `only ${watched.suspended()} of ${objects} Apps Suspended`,
+  );
+  const syncSec = (Date.now() - operator.startedAt) / 1000;
+  const syncCpu = (await cpuSeconds(operator.pid)) - operator.cpuAtStart;
+  await until(async () => (await operator.reconciles()) >= objects, 60_000).catch(() => undefined);
+  await sleep(2000);
+  const memory = await residentMb(operator.pid);
+  const reconciles = await operator.reconciles();
+  report(
+    `${objects} suspended Apps: RSS`,
+    `${memory.rss.toFixed(0)} MB after sync, peak ${memory.peak.toFixed(0)} MB   (target ≤ 120 MB; Go ${go.rss10k})`,
+  );
+  report("  reconciles", `${reconciles}   (target ${objects}, one per object; Go ${go.reconciles10k})`);
+  report("  CPU to sync", `${syncCpu.toFixed(1)} s   (target ≤ Go's ${go.cpu10k})`);
+  report("  sync time", `${syncSec.toFixed(1)} s from the operator's start   (Go ${go.sync10k})`);
+  const writesBefore = watched.updates();
+  const cpuBefore = await cpuSeconds(operator.pid);
+  await sleep(idleSec * 1000);
+  report(
+    `  idle ${idleSec} s`,
+    `${watched.updates() - writesBefore} writes, ${(await operator.reconciles()) - reconciles} reconciles, ` +
+      `${((await cpuSeconds(operator.pid)) - cpuBefore).toFixed(1)} CPU s   (target 0 writes, 0 reconciles)`,
+  );
+  report("  RSS after idle", `${(await residentMb(operator.pid)).rss.toFixed(0)} MB`);
+  await operator.stop();
+  await watched.stop();
+}
+
+async function budget(): Promise<void> {
+  const namespace = "budget";
+  const simulator = await startSimulatorProcess(1);
+  try {
+    await createNamespace(namespace);
+    await kube.call("POST", `/api/v1/namespaces/${namespace}/secrets`, {
+      body: {
+        metadata: { name: "berth-credentials" },
+        stringData: { apiKey: simulator.key, baseUrl: simulator.baseUrl },
+      },
+    });
+    const watched = await watchApps(namespace);
+    const operator = await startOperatorProcess([namespace]);
+    await kube.call("POST", `/apis/berth.dev/v1alpha1/namespaces/${namespace}/projects`, {
+      body: { apiVersion: "berth.dev/v1alpha1", kind: "Project", metadata: { name: "bench" }, spec: {} },
+    });
+    await until(async () => {
+      const project = await kube.call(
+        "GET",
+        `/apis/berth.dev/v1alpha1/namespaces/${namespace}/projects/bench`,
+      );
+      return isReady(project as KubeObject);
+    });
+    await freshWindow(simulator);
+    let before = await simulator.stats();
+    const started = Date.now();
+    await inParallel(budgetApps, 32, (i) =>
+      kube.call("POST", appsPath(namespace), {
+        body: {
+          apiVersion: "berth.dev/v1alpha1",
+          kind: "App",
+          metadata: { name: `app-${i}` },
+          spec: {
+            projectRef: { name: "bench" },
+            image: "nginx:1.27",
+            ports: [{ port: 80, protocol: "http80_load_balancer" }],
+          },
+        },
+      }),
+    );
+    await withTimeout(
+      until(async () => watched.ready() === budgetApps, 600_000),
+      610_000,
+      () => `only ${watched.ready()} of ${budgetApps} Apps Ready`,
+    );
+    const readySec = (Date.now() - started) / 1000;
+    let stats = statsBetween(before, await simulator.stats());
+    report(
+      `${budgetApps} image Apps, ×1: Ready`,
+      `${readySec.toFixed(1)} s after the first apply   (target ≤ 30 s; Go ${go.ready150})`,
+    );
+    report(
+      "  hosting calls per App",
+      `${(stats.calls / budgetApps).toFixed(2)}   (target ≤ 2.05; Go ${go.calls150})`,
+    );
+    report("  by operation", [...stats.byOperation].map(([op, n]) => `${op} ${n}`).join(", "));
+    report("  429 responses", `${stats.limited}   (target 0)`);
+    report("  early polls", `${stats.earlyPolls}   (target 0)`);
+
+    await freshWindow(simulator);
+    before = await simulator.stats();
+    const deleting = Date.now();
+    await inParallel(budgetApps, 32, (i) => kube.call("DELETE", `${appsPath(namespace)}/app-${i}`));
+    await withTimeout(
+      until(async () => watched.count() === 0, 600_000),
+      610_000,
+      () => `${watched.count()} of ${budgetApps} Apps still there`,
+    );
+    const deleteSec = (Date.now() - deleting) / 1000;
+    stats = statsBetween(before, await simulator.stats());
+    report(
+      "  deleted",
+      `${deleteSec.toFixed(1)} s, ${(stats.calls / budgetApps).toFixed(2)} calls per App, ${stats.limited} × 429   ` +
+        `(target ≤ 45 s, ≤ 3.05; Go ${go.delete150})`,
+    );
+    report("  by operation", [...stats.byOperation].map(([op, n]) => `${op} ${n}`).join(", "));
+    await operator.stop();
+    await watched.stop();
+  } finally {
+    await simulator.stop();
+  }
+}
+
+/** Waits until the last hosting call left the rate-limit window, so a phase starts on a full budget. */
+async function freshWindow(simulator: SimulatorProcess): Promise<void> {
+  const last = (await simulator.requests()).at(-1);
+  const since = last === undefined ? windowMs : Date.now() - Date.parse(last.at);
+  await sleep(Math.max(0, windowMs - since) + 1000);
+}
+
+interface OperatorProcess {
+  pid: number | undefined;
+  startedAt: number;
+  cpuAtStart: number;
+  reconciles(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function startOperatorProcess(namespaces: string[]): Promise<OperatorProcess> {
+  const startedAt = Date.now();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      path.join(dist, "main.js"),
+      "operator",
+      "--kubeconfig",
+      controlPlane.kubeconfigPath,
+      ...namespaces.flatMap((n) => ["--namespace", n]),
+      "--metrics-addr",
+      "127.0.0.1:0",
+      "--metrics-secure=false",
+      "--health-addr",
+      "127.0.0.1:0",
+      "--log-level",
+      "warn",
+    ],
+    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: "" } },
+  );
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await until(async () => /metrics (\S+)\)/.test(output) || child.exitCode !== null, 600_000);
+  const metricsUrl = /metrics (\S+)\)/.exec(output)?.[1];
+  if (metricsUrl === undefined) throw new Error(`the operator exited: ${output}`);
+  return {
+    pid: child.pid,
+    startedAt,
+    cpuAtStart: 0,
+    async reconciles() {
+      const text = await (await fetch(metricsUrl)).text();
+      let total = 0;
+      for (const [, value] of text.matchAll(/^controller_runtime_reconcile_total\{[^}]*\} (\S+)$/gm))
+        total += Number(value);
+      return total;
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+/** Follows the Apps of a namespace with a watch: how many are Suspended, Ready, and every update. */
+async function watchApps(namespace: string) {
+  const informer = new Informer({
+    client: kube,
+    type: appType,
+    logger,
+    metrics: createMetrics(new Registry()).watch,
+    namespaces: [namespace],
+  });
+  let updates = 0;
+  informer.on({ update: () => (updates += 1) });
+  informer.start();
+  await informer.waitForSync();
+  const counting = (test: (object: KubeObject) => boolean) => () => informer.list().filter(test).length;
+  return {
+    suspended: counting((object) => conditionOf(object, "Ready")?.reason === "Suspended"),
+    ready: counting(isReady),
+    count: () => informer.list().length,
+    updates: () => updates,
+    stop: () => informer.stop(),
+  };
+}
+
+async function createNamespace(name: string): Promise<void> {
+  await kube.call("POST", "/api/v1/namespaces", { body: { metadata: { name } } });
+}
+
+async function createSuspendedApps(namespace: string, from: number, to: number): Promise<void> {
+  await inParallel(to - from, 32, (i) =>
+    kube.call("POST", appsPath(namespace), {
+      body: {
+        apiVersion: "berth.dev/v1alpha1",
+        kind: "App",
+        metadata: { name: `app-${from + i}` },
+        spec: {
+          projectRef: { name: "bench" },
+          image: "nginx:1.27",
+          ports: [{ port: 80, protocol: "http80_load_balancer" }],
+          suspend: true,
+        },
+      },
+    }),
+  );
+}
+
+/** Removes the status the footprint phase wrote, so the scale phase's operator writes every one. */
+async function clearStatuses(namespace: string, watched: { suspended(): number }): Promise<void> {
+  if (watched.suspended() === 0) return;
+  await inParallel(footprintObjects, 32, (i) =>
+    kube.call("PATCH", `${appsPath(namespace)}/app-${i}/status`, {
+      body: { status: null },
+      contentType: "application/merge-patch+json",
+    }),
+  );
+  await until(async () => watched.suspended() === 0);
+}
+
+function conditionOf(object: KubeObject, type: string): { status: string; reason?: string } | undefined {
+  const conditions = (object.status as { conditions?: { type: string; status: string; reason?: string }[] })
+    ?.conditions;
+  return conditions?.find((c) => c.type === type);
+}
+
+function isReady(object: KubeObject): boolean {
+  return conditionOf(object, "Ready")?.status === "True";
+}
