@@ -124,6 +124,53 @@ describe("Controller", () => {
     expect(runs.at(-1)).toBe("ns/app1");
   });
 
+  it("is not woken by its own writes, whether their watch events come before or after the answer", async () => {
+    const store = new Store(logger);
+    store.upsert(object("late", "1"));
+    store.upsert(object("early", "1"));
+    store.upsert(object("after", "1"));
+    const runs: string[] = [];
+    const { controller: c } = controller(store, async ({ key, name }, { wrote }) => {
+      runs.push(key);
+      if (runs.filter((k) => k === key).length > 1) return Outcome.done();
+      const written = object(name, "2", { status: { ok: true } });
+      // The watch event and the write's answer race: "early" sees its event first.
+      if (name === "early") store.upsert(written);
+      wrote(written);
+      if (name === "late") store.upsert(written);
+      // …and "after" sees it once the reconcile is over.
+      if (name === "after") setTimeout(() => store.upsert(written), 10);
+      return Outcome.done();
+    });
+    await c.start();
+    await until(() => runs.length === 3);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(runs.sort()).toEqual(["ns/after", "ns/early", "ns/late"]);
+    // Someone else's change is news again.
+    store.upsert(object("late", "3"));
+    await until(() => runs.length === 4);
+    await c.stop();
+  });
+
+  it("runs again when someone else changed the object while it was reconciled", async () => {
+    const store = new Store(logger);
+    store.upsert(object("a", "1"));
+    let runs = 0;
+    const { controller: c } = controller(store, async (_, { wrote }) => {
+      runs += 1;
+      if (runs === 1) {
+        store.upsert(object("a", "2", { spec: { changed: true } }));
+        const written = object("a", "3");
+        store.upsert(written);
+        wrote(written);
+      }
+      return Outcome.done();
+    });
+    await c.start();
+    await until(() => runs === 2);
+    await c.stop();
+  });
+
   it("on stop, finishes the reconciles in flight and starts no new ones", async () => {
     const store = new Store(logger);
     store.upsert(object("a", "1"));

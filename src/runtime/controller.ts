@@ -17,6 +17,11 @@ export interface ReconcileContext {
   logger: Logger;
   /** Aborted when the controller must stop at once (leadership lost); a graceful stop leaves it alone. */
   signal: AbortSignal;
+  /**
+   * This reconcile wrote the object (its status, a finalizer) and got back `written`: the watch
+   * event of that resourceVersion is the controller's own news and wakes no reconcile.
+   */
+  wrote(written: KubeObject): void;
 }
 
 /** Reads the object from the informer by key (level-triggered) and says what should happen next. */
@@ -49,6 +54,9 @@ interface Watched {
   map: MapToKeys;
 }
 
+/** resourceVersions a key's reconciles wrote whose watch events have not arrived yet (a few at most). */
+const ownWritesPerKey = 4;
+
 /** N workers draining a work queue fed by informers; one reconcile per key at a time. */
 export class Controller {
   readonly name: string;
@@ -58,6 +66,10 @@ export class Controller {
   readonly #watched: Watched[];
   readonly #unsubscribe: Array<() => void> = [];
   readonly #abort = new AbortController();
+  /** Per key, the resourceVersions its reconciles wrote, until their watch events arrive. */
+  readonly #ownWrites = new Map<string, string[]>();
+  /** Per key being reconciled, the resourceVersions of primary updates that arrived meanwhile. */
+  readonly #arrivedDuring = new Map<string, string[]>();
   #workers: Promise<void>[] = [];
 
   constructor(options: ControllerOptions) {
@@ -80,7 +92,17 @@ export class Controller {
 
   /** Subscribes to the informers, waits for them to sync, then starts the workers. */
   async start(): Promise<void> {
-    for (const { informer, map } of this.#watched) {
+    this.#unsubscribe.push(
+      this.#options.informer.on({
+        add: (object) => this.queue.add(objectKey(object)),
+        update: (_, object) => this.#primaryUpdated(object),
+        delete: (object) => {
+          this.#ownWrites.delete(objectKey(object));
+          this.queue.add(objectKey(object));
+        },
+      }),
+    );
+    for (const { informer, map } of this.#watched.slice(1)) {
       const enqueue = (object: KubeObject) => {
         for (const key of map(object)) this.queue.add(key);
       };
@@ -123,13 +145,53 @@ export class Controller {
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
   }
 
+  /**
+   * A primary object changed: news, unless this controller wrote that version itself. A change that
+   * arrives while its key is reconciled is judged when the reconcile ends, since the write's answer
+   * and its watch event race.
+   */
+  #primaryUpdated(object: KubeObject): void {
+    const key = objectKey(object);
+    const version = object.metadata.resourceVersion;
+    if (version === undefined) {
+      this.queue.add(key);
+      return;
+    }
+    const during = this.#arrivedDuring.get(key);
+    if (during !== undefined) during.push(version);
+    else if (!this.#takeOwnWrite(key, version)) this.queue.add(key);
+  }
+
+  #recordOwnWrite(key: string, version: string | undefined): void {
+    if (version === undefined) return;
+    const versions = this.#ownWrites.get(key) ?? [];
+    versions.push(version);
+    if (versions.length > ownWritesPerKey) versions.shift();
+    this.#ownWrites.set(key, versions);
+  }
+
+  /** True (and forgotten) when `version` of `key` is one this controller wrote. */
+  #takeOwnWrite(key: string, version: string): boolean {
+    const versions = this.#ownWrites.get(key);
+    const index = versions?.indexOf(version) ?? -1;
+    if (versions === undefined || index < 0) return false;
+    versions.splice(index, 1);
+    if (versions.length === 0) this.#ownWrites.delete(key);
+    return true;
+  }
+
   async #work(): Promise<void> {
     const { metrics } = this.#options;
     const labels = { controller: this.name };
     for (let key = await this.queue.get(); key !== undefined; key = await this.queue.get()) {
       metrics.controller.activeWorkers.inc(labels);
       const endTimer = metrics.controller.reconcileTime.startTimer(labels);
+      this.#arrivedDuring.set(key, []);
       const outcome = await this.#reconcileOne(key);
+      const arrived = this.#arrivedDuring.get(key) ?? [];
+      this.#arrivedDuring.delete(key);
+      // Added while processing: the key runs again once done.
+      if (arrived.some((version) => !this.#takeOwnWrite(key, version))) this.queue.add(key);
       endTimer();
       applyOutcome(outcome, {
         controller: this.name,
@@ -147,7 +209,14 @@ export class Controller {
     const { namespace, name } = parseKey(key);
     const logger = this.#logger.child({ key });
     try {
-      return await this.#options.reconcile({ key, namespace, name }, { logger, signal: this.#abort.signal });
+      return await this.#options.reconcile(
+        { key, namespace, name },
+        {
+          logger,
+          signal: this.#abort.signal,
+          wrote: (written) => this.#recordOwnWrite(key, written.metadata.resourceVersion),
+        },
+      );
     } catch (error) {
       return Outcome.error(error);
     }

@@ -26,7 +26,14 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
       schedule(deps, now.getTime(), app, memory, observation, acted, final);
       return { acted, final };
     },
-    dueAt: ({ memory }) => earliest(memory.statusDueAt, memory.buildDueAt, memory.driftDueAt),
+    // A claimed restart or rebuild runs in the next reconcile, at once: its echo's write wakes nothing.
+    dueAt: ({ memory, now }, { final }) =>
+      earliest(
+        memory.statusDueAt,
+        memory.buildDueAt,
+        memory.driftDueAt,
+        final.actions.some((action) => action.type === "claim") ? now.getTime() : undefined,
+      ),
     waiting: ({ observed }) => observed.problem !== undefined,
   });
 }

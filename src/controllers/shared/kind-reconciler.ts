@@ -85,11 +85,11 @@ export function kindReconciler<
 >(deps: ControllerDeps, kind: Kind<R, M, O, A, P>): Reconciler {
   const memories = new Memory<M>(kind.newMemory);
   const informer = deps.informer(kind.type);
-  const ownWrites = new OwnWrites();
+  const ownWrites = new OwnWrites(informer);
   // UIDs whose finalizer this controller removed: until the informer sees them gone, a queued
   // reconcile would find a stale copy and act on the external object a second time.
   const released = new Map<string, string>();
-  return async ({ key }) => {
+  return async ({ key }, context) => {
     const stored = informer.get(key);
     if (stored === undefined) {
       memories.forget(key);
@@ -114,7 +114,7 @@ export function kindReconciler<
       if (resource.metadata.uid !== undefined) released.set(key, resource.metadata.uid);
       return Outcome.done();
     }
-    ownWrites.record(key, object, written);
+    if (ownWrites.record(key, object, written)) context.wrote(written);
     const { now } = round;
     const { metadata } = converged.resource ?? resource;
     const generation = metadata.generation ?? 0;
@@ -129,7 +129,10 @@ export function kindReconciler<
       next: status,
       readySeen: memory.readySeen,
       problemRecorded: acted.failure !== undefined,
-      onWritten: (next) => ownWrites.record(key, written, next),
+      onWritten: (next) => {
+        ownWrites.record(key, written, next);
+        context.wrote(next);
+      },
     });
     const failure = acted.failure ?? observation.failure;
     // The service said how long to wait (Retry-After, retryAfterSec): exactly that, not backoff on top.

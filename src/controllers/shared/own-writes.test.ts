@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { KubeObject } from "../../runtime/index.ts";
+import { type KubeObject, Store } from "../../runtime/index.ts";
+import { createLogger } from "../../telemetry/logger.ts";
 import { OwnWrites } from "./own-writes.ts";
 
 const at = (resourceVersion: string): KubeObject => ({
@@ -25,5 +26,18 @@ describe("OwnWrites", () => {
     expect(writes.freshest("n/a", newer)).toBe(newer);
     const stale = at("1");
     expect(writes.freshest("n/a", stale)).toBe(stale);
+  });
+
+  it("lets the store's copy take over once it shows the write, so an object is held once", () => {
+    const store = new Store(createLogger({ level: "silent" }));
+    const writes = new OwnWrites(store);
+    store.upsert(at("1"));
+    const written = at("2");
+    writes.record("n/a", at("1"), written);
+    expect(writes.freshest("n/a", at("1"))).toBe(written);
+    const watched = at("2");
+    store.upsert(watched);
+    // Even a reconcile that still holds the older copy gets no second copy kept for it.
+    expect(writes.freshest("n/a", at("1"))).toEqual(at("1"));
   });
 });

@@ -1,22 +1,32 @@
-import type { KubeObject } from "../../runtime/index.ts";
+import { type KubeObject, objectKey, type StoreHandlers } from "../../runtime/index.ts";
 
 /**
  * The informer can lag behind the controller's own writes: a reconcile woken by a timer may find
  * the version it just replaced still in the store, and a status patch from it would conflict (or
  * act on stale status). This keeps, per key, the last object the controller wrote and the versions
- * it superseded, so a reconcile starts from the newest copy it knows.
+ * it superseded, so a reconcile starts from the newest copy it knows; the store's copy takes over
+ * as soon as it shows a version the controller did not supersede, so each object is held once.
  */
 export class OwnWrites {
   readonly #latest = new Map<string, { superseded: Set<string>; object: KubeObject }>();
 
-  /** `written` replaced `before` (a finalizer patch, a status patch). */
-  record(key: string, before: KubeObject, written: KubeObject): void {
+  /** Follows `store` (the primary informer) to drop each write once the store caught up with it. */
+  constructor(store?: { on(handlers: StoreHandlers<KubeObject>): () => void }) {
+    store?.on({
+      update: (_, object) => this.#seen(objectKey(object), object),
+      delete: (object) => this.forget(objectKey(object)),
+    });
+  }
+
+  /** `written` replaced `before` (a finalizer patch, a status patch); false when it is the same version. */
+  record(key: string, before: KubeObject, written: KubeObject): boolean {
     const { resourceVersion } = before.metadata;
-    if (resourceVersion === undefined || resourceVersion === written.metadata.resourceVersion) return;
+    if (resourceVersion === undefined || resourceVersion === written.metadata.resourceVersion) return false;
     const previous = this.#latest.get(key);
     const superseded = previous?.object === before ? previous.superseded : new Set<string>();
     superseded.add(resourceVersion);
     this.#latest.set(key, { superseded, object: written });
+    return true;
   }
 
   /** The stored object, or this controller's newer write of it while the store still shows an older one. */
@@ -31,5 +41,9 @@ export class OwnWrites {
 
   forget(key: string): void {
     this.#latest.delete(key);
+  }
+
+  #seen(key: string, stored: KubeObject): void {
+    if (this.#latest.has(key)) this.freshest(key, stored);
   }
 }
