@@ -83,7 +83,8 @@ async function readService(
   const request = pendingRequest(reconcileRequest(grid), grid.status?.lastHandledReconcileAt);
   const settled = isSettled(grid, generation) && request === undefined;
   const timing = { now, intervalMs: deps.settings.driftIntervalMs, random: deps.random };
-  if (memory.grid === undefined && deferFirstRead(memory, { generation, settled }, timing)) return;
+  if (memory.grid === undefined && deferFirstRead(memory, { generation, settled }, timing, "driftDueAt"))
+    return;
   const due =
     (memory.grid !== undefined && memory.grid.id !== gridId) ||
     memory.readGeneration !== generation ||

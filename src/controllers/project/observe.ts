@@ -122,7 +122,8 @@ async function readService(
   const request = pendingRequest(reconcileRequest(project), project.status?.lastHandledReconcileAt);
   const settled = isSettled(project, generation) && request === undefined;
   const timing = { now, intervalMs: deps.settings.driftIntervalMs, random: deps.random };
-  if (memory.project === undefined && deferFirstRead(memory, { generation, settled }, timing)) return;
+  if (memory.project === undefined && deferFirstRead(memory, { generation, settled }, timing, "driftDueAt"))
+    return;
   const due =
     memory.readGeneration !== generation ||
     (request !== undefined && request !== memory.servedRequest) ||

@@ -7,7 +7,7 @@ import { quoteRequest } from "../shared/condition-changes.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
-import { phaseOf } from "./desired.ts";
+import { orderSettled, phaseOf } from "./desired.ts";
 import { serverOrderType } from "./kind.ts";
 import { nextReadMs } from "./observe.ts";
 import type { OrderMemory, OrderObserved } from "./observed.ts";
@@ -160,7 +160,9 @@ function remember(input: OrderActInput, order: Order): void {
   memory.order = order;
   memory.gone = false;
   memory.servers = undefined;
-  memory.orderDueAt = deps.now() + nextReadMs(deps, order, input.polls);
+  // A settled order's servers are listed next, without waiting for the drift check (nor for this
+  // write's own watch event, which is no news).
+  memory.orderDueAt = deps.now() + (orderSettled(order) ? 0 : nextReadMs(deps, order, input.polls));
   memory.readGeneration = input.serverOrder.metadata.generation ?? 0;
   Object.assign(observed, { order, gone: false, servers: undefined });
 }

@@ -18,7 +18,7 @@ import type { ControllerDeps } from "../shared/deps.ts";
 import { type Failure, stalledBy } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { Reason } from "../shared/reasons.ts";
-import { jittered } from "../shared/schedule.ts";
+import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import type { CatalogCache } from "./catalog.ts";
 import { desiredInput, orderSettled } from "./desired.ts";
@@ -117,7 +117,16 @@ async function readService(
     observed.candidates = await findCandidates(deps, client, serverOrder, input, marker);
   }
   const orderId = serverOrder.status?.orderId;
-  if (orderId !== undefined && (deleting || orderDue(deps, serverOrder, memory, orderId))) {
+  const generation = serverOrder.metadata.generation ?? 0;
+  const requested = pendingRequest(reconcileRequest(serverOrder), serverOrder.status?.lastHandledReconcileAt);
+  const settled = isSettled(serverOrder, generation) && requested === undefined && marker === undefined;
+  const timing = { now: deps.now(), intervalMs: deps.settings.driftIntervalMs, random: deps.random };
+  const spread =
+    !deleting &&
+    orderId !== undefined &&
+    memory.order === undefined &&
+    deferFirstRead(memory, { generation, settled }, timing, "orderDueAt");
+  if (orderId !== undefined && !spread && (deleting || orderDue(deps, serverOrder, memory, orderId))) {
     await readOrder(deps, client, serverOrder, memory, orderId, options.polls, note);
   }
   const mayOrder = orderId === undefined || marker !== undefined || memory.order?.state === "failed";
@@ -134,7 +143,9 @@ function orderDue(
 ): boolean {
   const request = pendingRequest(reconcileRequest(serverOrder), serverOrder.status?.lastHandledReconcileAt);
   return (
-    memory.order?.id !== orderId ||
+    (memory.order !== undefined && memory.order.id !== orderId) ||
+    // An order known (answered, adopted) but whose servers were never listed.
+    (memory.order !== undefined && orderSettled(memory.order) && memory.servers === undefined) ||
     memory.readGeneration !== (serverOrder.metadata.generation ?? 0) ||
     (request !== undefined && request !== memory.servedRequest) ||
     memory.orderDueAt === undefined ||

@@ -1,7 +1,8 @@
 import { ConditionType, getCondition, ready, reconciling, timestamp } from "../../api/conditions.ts";
 import { type Estimate, idempotencyKey, type Order } from "../../hosting/index.ts";
-import { quoteRequest, suspended } from "../shared/condition-changes.ts";
+import { noChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
 import { Reason } from "../shared/reasons.ts";
+import { isSettled } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import { catalogProblems } from "./catalog.ts";
 import { compareDecimal, desiredInput, orderChanges, phaseOf, reasonOfCode } from "./desired.ts";
@@ -174,6 +175,8 @@ function planPlaced(input: OrderPlanInput, orderId: string): OrderPlan {
   const generation = generationOf(serverOrder);
   const order = observed.order?.id === orderId ? observed.order : undefined;
   if (order === undefined) {
+    // A settled order not read yet after a restart (its first read is spread): status stands.
+    if (!observed.gone && isSettled(serverOrder, generation)) return result(input, [], noChange());
     if (!observed.gone)
       return result(input, [], reconciling(Reason.Progressing, `reading order ${orderId}`, generation));
     return blocked(input, {

@@ -10,7 +10,7 @@ describe("deferFirstRead (after a restart)", () => {
 
   it("spreads a settled resource's first read over the drift interval", () => {
     const memory = fresh();
-    expect(deferFirstRead(memory, { generation: 3, settled: true }, timing)).toBe(true);
+    expect(deferFirstRead(memory, { generation: 3, settled: true }, timing, "driftDueAt")).toBe(true);
     expect(memory).toEqual({ driftDueAt: 301_000, readGeneration: 3 });
   });
 
@@ -19,6 +19,6 @@ describe("deferFirstRead (after a restart)", () => {
     ["already scheduled", { driftDueAt: 5, readGeneration: undefined }, true],
     ["already read once", { driftDueAt: undefined, readGeneration: 3 }, true],
   ])("reads at once when %s", (_, memory, settled) => {
-    expect(deferFirstRead(memory, { generation: 3, settled }, timing)).toBe(false);
+    expect(deferFirstRead(memory, { generation: 3, settled }, timing, "driftDueAt")).toBe(false);
   });
 });

@@ -37,15 +37,17 @@ export function retryAt(
  * background, instead of every resource being read at once at user priority. True when the read
  * waits (`memory.driftDueAt` then says when).
  */
-export function deferFirstRead(
-  memory: { driftDueAt: number | undefined; readGeneration: number | undefined },
+export function deferFirstRead<K extends "driftDueAt" | "orderDueAt">(
+  memory: Record<K, number | undefined> & { readGeneration: number | undefined },
   resource: { generation: number; settled: boolean },
   timing: { now: number; intervalMs: number; random: () => number },
+  dueField: K,
 ): boolean {
-  if (memory.driftDueAt !== undefined || memory.readGeneration !== undefined || !resource.settled)
+  if (memory[dueField] !== undefined || memory.readGeneration !== undefined || !resource.settled)
     return false;
   memory.readGeneration = resource.generation;
-  memory.driftDueAt = timing.now + Math.round(timing.random() * timing.intervalMs);
+  const due: Record<K, number | undefined> = memory;
+  due[dueField] = timing.now + Math.round(timing.random() * timing.intervalMs);
   return true;
 }
 
