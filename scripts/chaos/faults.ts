@@ -1,0 +1,246 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Logger } from "../../src/telemetry/logger.ts";
+import type { Cluster } from "./cluster.ts";
+import { retried } from "./load.ts";
+import type { Random } from "./random.ts";
+import type { FaultRule, SimulatorProcess } from "./simulator.ts";
+
+/** The creates the service may act on and then drop, forgetting the idempotency key. */
+export const createOperations = ["createProject", "createApp", "createGrid", "provisionServers"];
+
+/** Faults present the whole chaos: 5 % act-then-drop on creates, then 20 % 5xx on everything. */
+export function steadyFaults(): FaultRule[] {
+  // Three independent rolls of p hit 1 − (1 − p)³ = 20 % of the requests the drops left alone.
+  const p = 1 - 0.8 ** (1 / 3);
+  return [
+    ...createOperations.map((operation) => ({
+      operation,
+      dropResponse: true,
+      forgetIdempotency: true,
+      probability: 0.05,
+    })),
+    ...[500, 502, 503].map((status) => ({ operation: "*", status, probability: Number(p.toFixed(4)) })),
+  ];
+}
+
+export type FaultEvent =
+  | { at: number; type: "storm"; seconds: number; retryAfterSec: number; simulatedSec: number }
+  /** `onlyCreates`: every create is slow (in flight while the operator is killed); else half of all requests. */
+  | { at: number; type: "latency"; seconds: number; latencyMs: number; onlyCreates: boolean }
+  /** `force`: an admin also clears the Secret's finalizers, so it goes at once even while in use. */
+  | { at: number; type: "secretDeleted"; namespace: string; name: string; seconds: number; force: boolean }
+  | { at: number; type: "keyRotated"; namespace: string; name: string; revokeAfterSec: number }
+  | { at: number; type: "controlPlaneRestart" };
+
+export interface FaultSetting {
+  chaosSec: number;
+  clockSpeed: number;
+  /** The Secret deleted and restored, and the one whose key is rotated. */
+  deleted: { namespace: string; name: string };
+  rotated: { namespace: string; name: string };
+}
+
+/** Timed faults over the chaos, from the seed: storms, latency spikes, credential changes, one restart. */
+export function planFaults(random: Random, setting: FaultSetting): FaultEvent[] {
+  const t = setting.chaosSec;
+  const when = (from: number, to: number) => random.between(from * t, to * t);
+  const events: FaultEvent[] = [];
+  for (let i = 0; i < Math.max(2, Math.round(t / 90)); i++) {
+    const simulatedSec = random.int(5, 60);
+    events.push({
+      at: when(0.05, 0.85),
+      type: "storm",
+      seconds: random.between(3, 8),
+      simulatedSec,
+      retryAfterSec: Math.max(1, Math.ceil(simulatedSec / setting.clockSpeed)),
+    });
+  }
+  for (let i = 0; i < Math.max(2, Math.round(t / 75)); i++) {
+    events.push({
+      at: when(0.05, 0.85),
+      type: "latency",
+      seconds: random.between(4, 10),
+      latencyMs: random.int(1000, 10_000),
+      onlyCreates: i % 2 === 1,
+    });
+  }
+  const outage = Math.min(40, Math.max(8, t * 0.05));
+  events.push({
+    at: when(0.15, 0.2),
+    type: "secretDeleted",
+    ...setting.deleted,
+    seconds: outage,
+    force: false,
+  });
+  events.push({
+    at: when(0.3, 0.35),
+    type: "secretDeleted",
+    ...setting.deleted,
+    seconds: outage,
+    force: true,
+  });
+  events.push({ at: when(0.4, 0.5), type: "controlPlaneRestart" });
+  events.push({
+    at: when(0.55, 0.65),
+    type: "keyRotated",
+    ...setting.rotated,
+    revokeAfterSec: Math.min(10, t * 0.03),
+  });
+  return events.sort((a, b) => a.at - b.at);
+}
+
+/** What the fault driver needs to act on the world. */
+export interface FaultTargets {
+  simulator: SimulatorProcess;
+  cluster: Cluster;
+  userId: string;
+  /** Each credentials Secret's contents and key ID by namespace/name; updated when a key is rotated. */
+  secrets: Map<string, StoredSecret>;
+  /** Every token issued, for the log search. */
+  tokens: string[];
+  restartControlPlane(): Promise<void>;
+  logger: Logger;
+}
+
+export interface StoredSecret {
+  data: Record<string, string>;
+  keyId: string;
+}
+
+export interface FaultCounts {
+  storms: number;
+  latencySpikes: number;
+  secretsDeleted: number;
+  /** Deleted Secrets that berth's credentials finalizer kept (Terminating) instead of letting go. */
+  secretsHeld: number;
+  /** Deleted Secrets whose finalizers were cleared too (an admin's forced delete). */
+  secretsForced: number;
+  secretsRestored: number;
+  keysRotated: number;
+  controlPlaneRestarts: number;
+}
+
+/** Carries the timed faults out, each at its moment; every one is undone before `run` returns. */
+export class FaultDriver {
+  readonly counts: FaultCounts = {
+    storms: 0,
+    latencySpikes: 0,
+    secretsDeleted: 0,
+    secretsHeld: 0,
+    secretsForced: 0,
+    secretsRestored: 0,
+    keysRotated: 0,
+    controlPlaneRestarts: 0,
+  };
+  readonly #targets: FaultTargets;
+  readonly #pending: Promise<void>[] = [];
+
+  constructor(targets: FaultTargets) {
+    this.#targets = targets;
+  }
+
+  async run(events: readonly FaultEvent[], startedAt: number): Promise<void> {
+    for (const event of events) {
+      const wait = startedAt + event.at * 1000 - Date.now();
+      if (wait > 0) await sleep(wait);
+      this.#pending.push(
+        this.#apply(event).catch((error: unknown) =>
+          this.#targets.logger.error({ error: String(error), event: event.type }, "fault failed"),
+        ),
+      );
+    }
+    await Promise.all(this.#pending);
+  }
+
+  async #apply(event: FaultEvent): Promise<void> {
+    const { logger } = this.#targets;
+    logger.info({ event }, "fault");
+    switch (event.type) {
+      case "storm": {
+        this.counts.storms++;
+        await this.#during(event.seconds, {
+          operation: "*",
+          status: 429,
+          retryAfterSec: event.retryAfterSec,
+        });
+        return;
+      }
+      case "latency":
+        this.counts.latencySpikes++;
+        await this.#during(
+          event.seconds,
+          ...(event.onlyCreates
+            ? createOperations.map((operation) => ({ operation, latencyMs: event.latencyMs }))
+            : [{ operation: "*", latencyMs: event.latencyMs, probability: 0.5 }]),
+        );
+        return;
+      case "secretDeleted":
+        await this.#deleteAndRestore(event.namespace, event.name, event.seconds, event.force);
+        return;
+      case "keyRotated":
+        await this.#rotate(event.namespace, event.name, event.revokeAfterSec);
+        return;
+      case "controlPlaneRestart":
+        this.counts.controlPlaneRestarts++;
+        await this.#targets.restartControlPlane();
+        logger.info("control plane restarted");
+        return;
+    }
+  }
+
+  /**
+   * Deletes the Secret and restores it `seconds` later. While berth resources use it, berth's
+   * finalizer holds it (Terminating, still readable): then the restore waits up to as long again
+   * for it to go, and otherwise leaves it held, as `kubectl apply` would.
+   */
+  async #deleteAndRestore(namespace: string, name: string, seconds: number, force: boolean): Promise<void> {
+    const { cluster, logger } = this.#targets;
+    const stored = this.#targets.secrets.get(`${namespace}/${name}`);
+    if (stored === undefined) return;
+    this.counts.secretsDeleted++;
+    await retried(() => cluster.deleteSecret(namespace, name));
+    if (force) {
+      await retried(() => cluster.clearSecretFinalizers(namespace, name));
+      this.counts.secretsForced++;
+    }
+    await sleep(seconds * 1000);
+    const deadline = Date.now() + seconds * 1000;
+    let state = await retried(() => cluster.secretState(namespace, name));
+    while (state === "terminating" && Date.now() < deadline) {
+      await sleep(1000);
+      state = await retried(() => cluster.secretState(namespace, name));
+    }
+    if (state === "terminating") {
+      this.counts.secretsHeld++;
+      logger.info({ secret: `${namespace}/${name}` }, "Secret held by berth's finalizer; left Terminating");
+      return;
+    }
+    await retried(() => cluster.putSecret(namespace, name, stored.data));
+    this.counts.secretsRestored++;
+    logger.info({ secret: `${namespace}/${name}`, was: state }, "Secret restored");
+  }
+
+  /** A new key of the same user goes into the Secret; the old one is revoked a little later. */
+  async #rotate(namespace: string, name: string, revokeAfterSec: number): Promise<void> {
+    const { simulator, cluster, secrets, tokens } = this.#targets;
+    const key = `${namespace}/${name}`;
+    const old = secrets.get(key);
+    if (old === undefined) return;
+    const fresh = await simulator.addKey(this.#targets.userId);
+    tokens.push(fresh.token);
+    const data = { ...old.data, apiKey: fresh.token };
+    secrets.set(key, { data, keyId: fresh.id });
+    await retried(() => cluster.putSecret(namespace, name, data));
+    this.counts.keysRotated++;
+    await sleep(revokeAfterSec * 1000);
+    await simulator.revokeKey(old.keyId);
+  }
+
+  async #during(seconds: number, ...rules: FaultRule[]): Promise<void> {
+    const { simulator } = this.#targets;
+    const ids: string[] = [];
+    for (const rule of rules) ids.push(await simulator.addFault(rule));
+    await sleep(seconds * 1000);
+    for (const id of ids) await simulator.removeFault(id);
+  }
+}

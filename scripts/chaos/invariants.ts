@@ -1,0 +1,321 @@
+import { readFile } from "node:fs/promises";
+import { instanceTypes } from "../../src/simulator/catalog.ts";
+import { conditionOf, type Kind, type Resource } from "./cluster.ts";
+import { type Ledger, statusId, type Tracked, type Violations } from "./ledger.ts";
+import { decimal, resourceKey, signatureOf } from "./plan.ts";
+import type { ServiceOrder, ServiceSnapshot } from "./service.ts";
+
+/** One object at the service, attributed to the resource it belongs to. */
+interface ExternalObject {
+  id: string;
+  /** Still there and, for an order, still billing: pending, provisioning, or with servers not on their way out. */
+  live: boolean;
+  label: string;
+  name: string | undefined;
+  image: string | undefined;
+}
+
+const leaving = new Set(["deprovisioning", "retiring"]);
+const namePattern = /^([a-z0-9-]+)\.([a-z0-9-]+)(\.v\d+)?$/;
+
+/** The Stalled reasons the README's troubleshooting table lists: the actionable ones. */
+export async function actionableReasons(readmePath: string): Promise<Set<string>> {
+  const text = await readFile(readmePath, "utf8");
+  const table = text.slice(text.indexOf("| Stalled reason |"));
+  const reasons = new Set<string>();
+  for (const line of table.split("\n").slice(2)) {
+    const match = /^\| `([A-Za-z]+)` \|/.exec(line);
+    if (match?.[1] === undefined) break;
+    reasons.add(match[1]);
+  }
+  if (reasons.size === 0) throw new Error(`no Stalled reasons found in ${readmePath}`);
+  return reasons;
+}
+
+/**
+ * The invariants, checked against each pair of readings (the cluster first, then the service):
+ * one external object per resource, nothing left after a Delete, no finalizer released while its
+ * object exists, no order above its maxHourlyCost, and at the end every resource Ready or Stalled
+ * for a reason a person can act on.
+ */
+export class Checker {
+  passes = 0;
+  readonly #ledger: Ledger;
+  readonly #violations: Violations;
+  readonly #actionable: Set<string>;
+  /** Every external ID ever seen, by kind. */
+  readonly seen: Record<Kind, Set<string>> = {
+    Project: new Set(),
+    App: new Set(),
+    Grid: new Set(),
+    ServerOrder: new Set(),
+  };
+
+  constructor(ledger: Ledger, violations: Violations, actionable: Set<string>) {
+    this.#ledger = ledger;
+    this.#violations = violations;
+    this.#actionable = actionable;
+  }
+
+  /** Takes a cluster reading that started at `readAt` (wall ms). */
+  observeCluster(lists: Map<Kind, Resource[]>, readAt: number): void {
+    const claims = new Map<string, string[]>();
+    for (const tracked of this.#ledger.created()) {
+      if ((tracked.createdAt ?? readAt) >= readAt) continue;
+      const { kind, namespace, name, key } = tracked.plan;
+      const found = lists
+        .get(kind)
+        ?.find((r) => r.metadata.namespace === namespace && r.metadata.name === name);
+      tracked.last = found;
+      if (found === undefined) {
+        if (tracked.deleteRequestedAt !== undefined && tracked.deleteRequestedAt < readAt)
+          tracked.goneAt ??= readAt;
+        else if (tracked.deleteRequestedAt === undefined)
+          this.#violations.add("resource-stays", key, "disappeared from the cluster without a delete");
+        continue;
+      }
+      const id = statusId(kind, found);
+      if (id === undefined) continue;
+      claims.set(id, [...(claims.get(id) ?? []), key]);
+      const previous = tracked.ids.at(-1);
+      if (previous !== undefined && previous !== id) {
+        this.#violations.add("one-object-per-resource", key, `status ID changed from ${previous} to ${id}`);
+      }
+      if (previous !== id) tracked.ids.push(id);
+    }
+    for (const [id, keys] of claims) {
+      if (keys.length > 1)
+        this.#violations.add("one-object-per-resource", id, `claimed by ${keys.join(", ")}`);
+    }
+  }
+
+  /** Takes a service reading made after the cluster reading that started at `clusterReadAt`. */
+  observeService(snapshot: ServiceSnapshot): Map<string, ExternalObject[]> {
+    this.passes++;
+    const byKey = this.#attribute(snapshot);
+    for (const [key, objects] of byKey) {
+      const tracked = this.#ledger.get(key);
+      if (tracked === undefined) continue;
+      if (objects.length > 1) {
+        this.#violations.add(
+          "one-object-per-resource",
+          key,
+          `${objects.length} objects: ${objects.map((o) => o.label).join(", ")}`,
+        );
+      }
+      const live = objects.filter((o) => o.live);
+      if (tracked.plan.policy === "Delete" && tracked.goneAt !== undefined && live.length > 0) {
+        this.#violations.add(
+          "finalizer-held-while-object-exists",
+          key,
+          `gone from the cluster ${ago(tracked.goneAt)} (deletionPolicy Delete) while ${live.map((o) => o.label).join(", ")} still exists`,
+        );
+      }
+    }
+    for (const order of snapshot.orders) this.#checkOrder(order);
+    return byKey;
+  }
+
+  /** Every resource settled: deleted ones gone from the cluster, the others Ready or Stalled for an actionable reason. */
+  unsettled(): string[] {
+    const waiting: string[] = [];
+    for (const tracked of this.#ledger.created()) {
+      const problem = this.#settleProblem(tracked);
+      if (problem !== undefined) waiting.push(`${tracked.plan.key}: ${problem}`);
+    }
+    return waiting;
+  }
+
+  /** After the chaos: the end state, against a last reading of both sides. */
+  finalCheck(snapshot: ServiceSnapshot): void {
+    const byKey = this.observeService(snapshot);
+    for (const tracked of this.#ledger.created()) {
+      const { key, policy } = tracked.plan;
+      const objects = byKey.get(key) ?? [];
+      const problem = this.#settleProblem(tracked);
+      if (problem !== undefined) this.#violations.add("ends-ready-or-stalled", key, problem);
+      if (tracked.deleteRequestedAt !== undefined) {
+        const live = objects.filter((o) => o.live);
+        if (policy === "Delete" && live.length > 0) {
+          this.#violations.add(
+            "nothing-left-after-delete",
+            key,
+            `${live.map((o) => o.label).join(", ")} still exists`,
+          );
+        }
+        if (policy === "Orphan" && tracked.ids.length > 0 && live.length === 0) {
+          this.#violations.add(
+            "orphan-keeps-object",
+            key,
+            `${tracked.ids.join(", ")} is gone from the service`,
+          );
+        }
+        continue;
+      }
+      this.#checkLive(tracked, objects);
+    }
+  }
+
+  #checkLive(tracked: Tracked, objects: ExternalObject[]): void {
+    const { key, order } = tracked.plan;
+    if (order?.overBudget === true) {
+      const stalled = tracked.last === undefined ? undefined : conditionOf(tracked.last, "Stalled");
+      if (stalled?.status !== "True" || stalled.reason !== "OverBudget") {
+        this.#violations.add(
+          "over-budget-stalls",
+          key,
+          `expected Stalled OverBudget, found ${summary(tracked.last)}`,
+        );
+      }
+      return;
+    }
+    const id = statusId(tracked.plan.kind, tracked.last);
+    const [object, ...more] = objects;
+    if (object === undefined) {
+      this.#violations.add(
+        "one-object-per-resource",
+        key,
+        `no object at the service (status ID ${id ?? "none"})`,
+      );
+      return;
+    }
+    if (more.length === 0 && object.id !== id) {
+      this.#violations.add(
+        "one-object-per-resource",
+        key,
+        `status ID ${id ?? "none"}, but the service holds ${object.label}`,
+      );
+    }
+    this.#checkMatches(tracked, object);
+  }
+
+  /** A Ready resource's object looks like its spec (the fields the suite changes). */
+  #checkMatches(tracked: Tracked, object: ExternalObject): void {
+    const ready = tracked.last === undefined ? undefined : conditionOf(tracked.last, "Ready");
+    if (ready?.status !== "True") return;
+    const { kind, key } = tracked.plan;
+    const wanted =
+      kind === "Project" ? tracked.spec.displayName : kind === "App" ? tracked.spec.image : undefined;
+    const actual = kind === "Project" ? object.name : object.image;
+    if (wanted !== undefined && wanted !== actual) {
+      this.#violations.add(
+        "ready-matches-service",
+        key,
+        `Ready, but the service has ${String(actual)} instead of ${String(wanted)}`,
+      );
+    }
+  }
+
+  #settleProblem(tracked: Tracked): string | undefined {
+    const last = tracked.last;
+    if (tracked.deleteRequestedAt !== undefined) {
+      return last === undefined ? undefined : `deleted but still present: ${summary(last)}`;
+    }
+    if (last === undefined) return "not in the cluster";
+    const generation = last.metadata.generation;
+    const ready = conditionOf(last, "Ready");
+    const current = (c: { observedGeneration?: number | undefined } | undefined) =>
+      c !== undefined && (c.observedGeneration ?? last.status?.observedGeneration) === generation;
+    if (ready?.status === "True" && current(ready)) return undefined;
+    const stalled = conditionOf(last, "Stalled");
+    if (stalled?.status === "True" && current(stalled) && this.#actionable.has(stalled.reason ?? ""))
+      return undefined;
+    return summary(last);
+  }
+
+  #checkOrder(order: ServiceOrder): void {
+    const tracked = this.#ledger.bySignature(signatureOf(order));
+    if (tracked?.plan.order === undefined) return;
+    const price = instanceTypes.find((t) => t.id === order.instanceType)?.hourlyPrice ?? 0;
+    const cost = price * order.count;
+    const max = tracked.plan.order.maxMicros;
+    if (cost > max) {
+      this.#violations.add(
+        "order-within-maxHourlyCost",
+        tracked.plan.key,
+        `order ${order.id} costs ${decimal(cost)}/h, above spec.maxHourlyCost ${decimal(max)}`,
+      );
+    }
+    if (!tracked.approved) {
+      this.#violations.add(
+        "order-only-when-approved",
+        tracked.plan.key,
+        `order ${order.id} placed without approved: true`,
+      );
+    }
+  }
+
+  /** Each object at the service, by the resource it belongs to; an object that names none is a violation. */
+  #attribute(snapshot: ServiceSnapshot): Map<string, ExternalObject[]> {
+    const byKey = new Map<string, ExternalObject[]>();
+    const add = (key: string | undefined, object: ExternalObject, kind: Kind) => {
+      this.seen[kind].add(object.id);
+      if (key === undefined || this.#ledger.get(key) === undefined) {
+        this.#violations.add(
+          "one-object-per-resource",
+          object.label,
+          "an object at the service no resource accounts for",
+        );
+        return;
+      }
+      byKey.set(key, [...(byKey.get(key) ?? []), object]);
+    };
+    const named = (kind: Kind, name: string) => {
+      const match = namePattern.exec(name);
+      return match?.[1] === undefined || match[2] === undefined
+        ? undefined
+        : resourceKey(match[1], kind, match[2]);
+    };
+    for (const p of snapshot.projects) {
+      add(
+        named("Project", p.name),
+        { id: p.id, live: true, label: `project ${p.id} (${p.name})`, name: p.name, image: undefined },
+        "Project",
+      );
+    }
+    for (const a of snapshot.apps) {
+      const image = a.config?.image;
+      add(
+        named("App", a.name),
+        { id: a.id, live: true, label: `app ${a.id} (${a.name})`, name: a.name, image },
+        "App",
+      );
+    }
+    for (const g of snapshot.grids) {
+      add(
+        named("Grid", g.name),
+        { id: g.id, live: true, label: `grid ${g.id} (${g.name})`, name: g.name, image: undefined },
+        "Grid",
+      );
+    }
+    for (const o of snapshot.orders) {
+      const servers = snapshot.servers.filter((s) => s.orderId === o.id);
+      const billing = servers.filter((s) => !leaving.has(s.state));
+      const live = o.state === "pending" || o.state === "provisioning" || billing.length > 0;
+      const label = `order ${o.id} (${o.state}, ${billing.length} of ${servers.length} servers billing)`;
+      add(
+        this.#ledger.bySignature(signatureOf(o))?.plan.key,
+        { id: o.id, live, label, name: undefined, image: undefined },
+        "ServerOrder",
+      );
+    }
+    return byKey;
+  }
+}
+
+function ago(at: number): string {
+  return `${((Date.now() - at) / 1000).toFixed(1)} s ago`;
+}
+
+/** A resource's conditions in one line. */
+export function summary(resource: Resource | undefined): string {
+  if (resource === undefined) return "absent";
+  const conditions = (resource.status?.conditions ?? [])
+    .filter((c) => ["Ready", "Reconciling", "Stalled"].includes(c.type))
+    .map(
+      (c) =>
+        `${c.type}=${c.status}/${c.reason ?? ""} (gen ${c.observedGeneration ?? "?"}): ${c.message ?? ""}`,
+    );
+  const deleting = resource.metadata.deletionTimestamp === undefined ? "" : "deleting; ";
+  return `${deleting}generation ${resource.metadata.generation ?? "?"}; ${conditions.join("; ") || "no conditions"}`;
+}

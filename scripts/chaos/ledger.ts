@@ -1,0 +1,118 @@
+import type { Kind, Resource } from "./cluster.ts";
+import type { LoadPlan, PlannedResource } from "./plan.ts";
+
+/** What the suite knows of one planned resource: what it asked for, and what it has seen of it. */
+export interface Tracked {
+  plan: PlannedResource;
+  /** The desired spec: the planned one with every update sent so far merged in. */
+  spec: Record<string, unknown>;
+  created: boolean;
+  /** Wall-clock ms when the create call returned. */
+  createdAt: number | undefined;
+  /** Wall-clock ms when the delete was sent. */
+  deleteRequestedAt: number | undefined;
+  /** Wall-clock ms of the first cluster read that no longer listed it after its delete. */
+  goneAt: number | undefined;
+  /** External IDs its status held, in the order they appeared. */
+  ids: string[];
+  /** ServerOrders: `approved: true` was asked for (at creation or by an update). */
+  approved: boolean;
+  /** As last read from the apiserver. */
+  last: Resource | undefined;
+}
+
+/** Every planned resource by key, and ServerOrders by their order signature. */
+export class Ledger {
+  readonly #byKey = new Map<string, Tracked>();
+  readonly #bySignature = new Map<string, Tracked>();
+
+  constructor(plan: LoadPlan) {
+    for (const resource of plan.resources) {
+      const tracked: Tracked = {
+        plan: resource,
+        spec: { ...resource.spec },
+        created: false,
+        createdAt: undefined,
+        deleteRequestedAt: undefined,
+        goneAt: undefined,
+        ids: [],
+        approved: resource.spec.approved === true,
+        last: undefined,
+      };
+      this.#byKey.set(resource.key, tracked);
+      if (resource.order !== undefined) this.#bySignature.set(resource.order.signature, tracked);
+    }
+  }
+
+  get(key: string): Tracked | undefined {
+    return this.#byKey.get(key);
+  }
+
+  bySignature(signature: string): Tracked | undefined {
+    return this.#bySignature.get(signature);
+  }
+
+  all(): Tracked[] {
+    return [...this.#byKey.values()];
+  }
+
+  /** Resources that were created (whatever happened to them since). */
+  created(): Tracked[] {
+    return this.all().filter((t) => t.created);
+  }
+}
+
+/** The external ID a resource's status records. */
+export function statusId(kind: Kind, resource: Resource | undefined): string | undefined {
+  const status = resource?.status;
+  switch (kind) {
+    case "Project":
+      return status?.projectId;
+    case "App":
+      return status?.appId;
+    case "Grid":
+      return status?.gridId;
+    case "ServerOrder":
+      return status?.orderId;
+  }
+}
+
+export interface Violation {
+  invariant: string;
+  subject: string;
+  detail: string;
+  /** Seconds since the suite started. */
+  atSec: number;
+  /** How many checks found it. */
+  seen: number;
+}
+
+/** Invariant violations, each kept once per invariant and subject (later sightings are counted). */
+export class Violations {
+  readonly #items = new Map<string, Violation>();
+  readonly #startedAt: number;
+
+  constructor(startedAt: number) {
+    this.#startedAt = startedAt;
+  }
+
+  add(invariant: string, subject: string, detail: string): void {
+    const key = `${invariant} ${subject}`;
+    const known = this.#items.get(key);
+    if (known !== undefined) {
+      known.seen++;
+      return;
+    }
+    this.#items.set(key, {
+      invariant,
+      subject,
+      detail,
+      atSec: Math.round((Date.now() - this.#startedAt) / 1000),
+      seen: 1,
+    });
+  }
+
+  list(): Violation[] {
+    return [...this.#items.values()];
+  }
+}

@@ -1,0 +1,54 @@
+// `berth operator` for the chaos suite: the same flags and the same startOperator as the CLI, with
+// the timings of a sped-up simulator clock (CHAOS_CLOCK_SPEED times faster): the client's
+// rate-limit window, the polls, the Stalled retry, like scripts/bench-operator.ts does.
+//
+//   CHAOS_CLOCK_SPEED=20 node scripts/chaos/operator-main.ts --kubeconfig … --namespace … (berth operator flags)
+import { Registry } from "prom-client";
+import { parseConfig } from "../../src/cli/command.ts";
+import { operatorCommand } from "../../src/cli/commands/operator.ts";
+import { untilSignal } from "../../src/cli/signals.ts";
+import { defaultSettings, type PollIntervals } from "../../src/controllers/shared/deps.ts";
+import { type OperatorConfigInput, operatorConfigSchema, startOperator } from "../../src/operator/index.ts";
+import { createLogger } from "../../src/telemetry/logger.ts";
+
+const speed = Number(process.env.CHAOS_CLOCK_SPEED ?? "1");
+if (!(speed >= 1)) throw new Error("CHAOS_CLOCK_SPEED must be a number ≥ 1");
+
+function scaled(ms: number): number {
+  return Math.max(50, Math.round(ms / speed));
+}
+
+function scaledPolls(polls: PollIntervals): PollIntervals {
+  return {
+    startingMs: scaled(polls.startingMs),
+    wiringMs: scaled(polls.wiringMs),
+    stoppingMs: scaled(polls.stoppingMs),
+    buildingMs: scaled(polls.buildingMs),
+    waitingMs: scaled(polls.waitingMs),
+  };
+}
+
+/** The CLI's parsing, checked once more against the operator's schema (the command erases its type). */
+function operatorConfig(argv: string[]): OperatorConfigInput {
+  const input = parseConfig(operatorCommand, argv, process.env) as OperatorConfigInput;
+  const parsed = operatorConfigSchema.safeParse(input);
+  if (!parsed.success) throw new Error(`bad operator flags: ${parsed.error.message}`);
+  return input;
+}
+
+const config = operatorConfig(process.argv.slice(2));
+const logger = createLogger({ level: config.logLevel ?? "info", destination: process.stdout });
+const operator = await startOperator(config, {
+  logger,
+  registry: new Registry(),
+  hosting: { limits: { windowMs: scaled(60_000) } },
+  settings: {
+    polls: scaledPolls(defaultSettings.polls),
+    stalledRetryMs: scaled(defaultSettings.stalledRetryMs),
+  },
+});
+await operator.ready;
+process.stdout.write("berth operator running\n");
+await untilSignal();
+await operator.stop();
+process.stdout.write("operator stopped\n");

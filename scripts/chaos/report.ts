@@ -1,0 +1,98 @@
+import type { ChaosResult } from "./run.ts";
+
+const width = 22;
+
+function line(label: string, value: string): string {
+  return `${label.padEnd(width)} ${value}\n`;
+}
+
+function list(counts: Map<string, number> | Record<string, number>): string {
+  const entries = counts instanceof Map ? [...counts] : Object.entries(counts);
+  return entries.length === 0 ? "none" : entries.map(([name, n]) => `${name} ${n}`).join(", ");
+}
+
+function duration(seconds: number): string {
+  const m = Math.floor(seconds / 60);
+  const s = Math.round(seconds - m * 60);
+  return m === 0 ? `${s}s` : `${m}m${String(s).padStart(2, "0")}s`;
+}
+
+/** Responses by status over every operation, from the simulator's counters. */
+function byStatus(result: ChaosResult): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const statuses of Object.values(result.stats.requests.byOperation)) {
+    for (const [status, n] of Object.entries(statuses)) {
+      counts.set(Number(status), (counts.get(Number(status)) ?? 0) + n);
+    }
+  }
+  return counts;
+}
+
+function kindsPlanned(result: ChaosResult): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of result.plan.resources) counts[r.kind] = (counts[r.kind] ?? 0) + 1;
+  return counts;
+}
+
+/** The figures and every violation, as text. */
+export function formatReport(result: ChaosResult): string {
+  const { options, load, faults, operator } = result;
+  const statuses = byStatus(result);
+  const total = result.stats.requests.total;
+  const fivexx = [500, 502, 503].reduce((sum, s) => sum + (statuses.get(s) ?? 0), 0);
+  const percent = (n: number) => `${((100 * n) / Math.max(1, total)).toFixed(1)}%`;
+  const orphans = result.plan.resources.filter((r) => r.policy === "Orphan").length;
+  const overBudget = result.plan.resources.filter((r) => r.order?.overBudget === true).length;
+  let out = `\nberth chaos: seed ${options.seed}, ${options.mode} (${duration(options.chaosSec)} of chaos, simulator clock ×${options.clockSpeed}, operator ${options.operator})\n\n`;
+  out += line(
+    "resources",
+    `${result.plan.resources.length} planned in ${result.plan.namespaces.length} namespaces: ${list(kindsPlanned(result))}; ${orphans} Orphan, ${overBudget} ServerOrders over budget`,
+  );
+  out += line(
+    "  load",
+    `created ${load.created}, updated ${load.updated} (${list(load.updates)}), deleted ${load.deleted}, failed ${load.failed}`,
+  );
+  out += line(
+    "operator",
+    `${operator.kills} SIGKILLs, ${operator.starts} starts, ${operator.unexpectedExits.length} exits on its own${operator.unexpectedExits.length > 0 ? ` (${operator.unexpectedExits.join(", ")})` : ""}`,
+  );
+  out += line("hosting requests", `${total} (all keys, the suite's reads included)`);
+  out += line("faults: 5xx", `${fivexx} responses (${percent(fivexx)}; 20% rule on every operation)`);
+  out += line("  act-then-drop", `${list(result.creates.dropped)} (key forgotten; 5% rule on the creates)`);
+  out += line(
+    "  429",
+    `${statuses.get(429) ?? 0} responses (${faults.storms} storms, Retry-After up to 60 simulated s)`,
+  );
+  out += line(
+    "  latency spikes",
+    `${faults.latencySpikes} (1–10 s for 4–10 s: on half of all requests, or on every create)`,
+  );
+  out += line(
+    "  credentials",
+    `Secret deleted ${faults.secretsDeleted} (${faults.secretsForced} with its finalizers cleared), restored ${faults.secretsRestored}, held Terminating by the credentials finalizer ${faults.secretsHeld}; key rotated ${faults.keysRotated}`,
+  );
+  out += line("  control plane", `${faults.controlPlaneRestarts} restart`);
+  out += line(
+    "objects created",
+    `${list(result.creates.acted)} (acted creates: 201, or 202 for a real order, not replayed)`,
+  );
+  out += line("  seen at the service", list(result.seen));
+  out += line(
+    "invariant checks",
+    `${result.checks.passes} readings of both sides, ${result.checks.skipped} skipped`,
+  );
+  out += line(
+    "converged",
+    result.convergedSec === undefined
+      ? `NO (after ${options.convergenceTimeoutSec} s)`
+      : `${result.convergedSec.toFixed(1)} s after the chaos stopped`,
+  );
+  for (const waiting of result.unsettled.slice(0, 20)) out += `    ${waiting}\n`;
+  out += line("wall time", duration(result.wallSec));
+  if (result.logDir !== undefined) out += line("logs", result.logDir);
+  out += line("violations", String(result.violations.length));
+  for (const v of result.violations) {
+    out += `  ✗ ${v.invariant}: ${v.subject} (t+${v.atSec}s, seen ${v.seen}×)\n      ${v.detail}\n`;
+  }
+  return out;
+}

@@ -1,0 +1,264 @@
+import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Logger } from "../../src/telemetry/logger.ts";
+import { type Environment, namespaces, operatorCommand, secretOf, startEnvironment } from "./environment.ts";
+import { type FaultCounts, FaultDriver, type FaultEvent, planFaults, steadyFaults } from "./faults.ts";
+import { actionableReasons, Checker } from "./invariants.ts";
+import { Ledger, type Violation, Violations } from "./ledger.ts";
+import { type LoadCounts, LoadGenerator, timeline } from "./load.ts";
+import { CreateLog, checkUntil, type Readers, readCluster } from "./observer.ts";
+import type { ChaosOptions } from "./options.ts";
+import { type CredentialStyle, type LoadPlan, planLoad } from "./plan.ts";
+import { OperatorSupervisor } from "./processes.ts";
+import { Random } from "./random.ts";
+import { ServiceReader } from "./service.ts";
+import type { SimStats } from "./simulator.ts";
+
+export interface ChaosResult {
+  options: ChaosOptions;
+  plan: LoadPlan;
+  load: LoadCounts;
+  faults: FaultCounts;
+  operator: { kills: number; starts: number; unexpectedExits: string[] };
+  stats: SimStats;
+  creates: { acted: Map<string, number>; dropped: Map<string, number> };
+  seen: Record<string, number>;
+  checks: { passes: number; skipped: number };
+  violations: Violation[];
+  /** Seconds from the end of the chaos until every resource settled; undefined when it timed out. */
+  convergedSec: number | undefined;
+  unsettled: string[];
+  wallSec: number;
+  logDir: string | undefined;
+}
+
+/** The whole run: environment, chaos (load, faults, kills, checks), convergence, final checks. */
+export async function runChaos(options: ChaosOptions, logger: Logger): Promise<ChaosResult> {
+  const startedAt = Date.now();
+  const env = await startEnvironment(options.clockSpeed, logger);
+  try {
+    return await underChaos(options, env, logger, startedAt);
+  } finally {
+    await env.close(options.keep);
+  }
+}
+
+/** Everything one run is made of, built before the chaos starts. */
+interface Run {
+  options: ChaosOptions;
+  env: Environment;
+  logger: Logger;
+  startedAt: number;
+  plan: LoadPlan;
+  violations: Violations;
+  checker: Checker;
+  readers: Readers;
+  operator: OperatorSupervisor;
+  load: LoadGenerator;
+  driver: FaultDriver;
+  events: FaultEvent[];
+  kills: number[];
+}
+
+async function underChaos(options: ChaosOptions, env: Environment, logger: Logger, startedAt: number) {
+  const run = await prepare(options, env, logger, startedAt);
+  run.operator.start();
+  try {
+    const { skipped, chaosEnd } = await chaos(run);
+    const { convergedAt, unsettled } = await settle(run);
+    await run.operator.stop();
+    await checkLogs(run.operator.logPath, env.tokens, run.violations);
+    return await summarize(run, { skipped, chaosEnd, convergedAt, unsettled });
+  } finally {
+    await run.operator.stop();
+  }
+}
+
+async function prepare(
+  options: ChaosOptions,
+  env: Environment,
+  logger: Logger,
+  startedAt: number,
+): Promise<Run> {
+  const plan = planLoad(Random.forPurpose(options.seed, "load"), namespaces, options.sizes, options.chaosSec);
+  const ledger = new Ledger(plan);
+  const violations = new Violations(startedAt);
+  const checker = new Checker(ledger, violations, await actionableReasons("README.md"));
+  const readers: Readers = {
+    cluster: env.cluster,
+    service: new ServiceReader(env.simulator.baseUrl, env.checkerToken),
+    simulator: env.simulator,
+    checker,
+    creates: new CreateLog(),
+    logger,
+  };
+  const command = operatorCommand(options.operator, env.controlPlane.kubeconfigPath, options.clockSpeed);
+  const operator = new OperatorSupervisor(command, env.dir, logger);
+  const driver = new FaultDriver({
+    simulator: env.simulator,
+    cluster: env.cluster,
+    userId: env.userId,
+    secrets: env.secrets,
+    tokens: env.tokens,
+    logger,
+    restartControlPlane: async () => {
+      await env.controlPlane.restart();
+      env.cluster.reload();
+      // The running operator holds the old apiserver credentials: start it on the new ones.
+      await operator.killAndRestart();
+    },
+  });
+  const events = planFaults(Random.forPurpose(options.seed, "faults"), {
+    chaosSec: options.chaosSec,
+    clockSpeed: options.clockSpeed,
+    deleted: secretOfStyle("ref"),
+    rotated: secretOfStyle("own"),
+  });
+  return {
+    options,
+    env,
+    logger,
+    startedAt,
+    plan,
+    violations,
+    checker,
+    readers,
+    operator,
+    load: new LoadGenerator(env.cluster, ledger, logger),
+    driver,
+    events,
+    kills: planKills(Random.forPurpose(options.seed, "kills"), options),
+  };
+}
+
+/** Load, timed faults and kills at once, checked every few seconds; every fault cleared at the end. */
+async function chaos(run: Run): Promise<{ skipped: number; chaosEnd: number }> {
+  const { env, options, operator } = run;
+  for (const rule of steadyFaults()) await env.simulator.addFault(rule);
+  const chaosStart = Date.now();
+  let chaosOver = false;
+  const checking = checkUntil(run.readers, options.checkIntervalMs, () => chaosOver);
+  try {
+    await Promise.all([
+      run.load.run(timeline(run.plan), chaosStart),
+      run.driver.run(run.events, chaosStart),
+      killAt(run.kills, chaosStart, () => operator.killAndRestart()),
+    ]);
+  } finally {
+    chaosOver = true;
+  }
+  const skipped = await checking;
+  await env.simulator.clearFaults();
+  const chaosEnd = Date.now();
+  run.logger.info({ seconds: (chaosEnd - chaosStart) / 1000 }, "chaos over; waiting for convergence");
+  return { skipped, chaosEnd };
+}
+
+/** Convergence, then the final reading and checks. */
+async function settle(run: Run): Promise<{ convergedAt: number | undefined; unsettled: string[] }> {
+  const { readers, checker, violations, options } = run;
+  const convergedAt = await converge(readers, options.convergenceTimeoutSec * 1000);
+  const unsettled = convergedAt === undefined ? checker.unsettled() : [];
+  await readers.creates.collect(run.env.simulator);
+  const snapshot = await finalReading(readers);
+  if (snapshot !== undefined) checker.finalCheck(snapshot);
+  else violations.add("final-check", "service", "the final reading of the cluster and the service failed");
+  if (convergedAt === undefined) {
+    const message = `${unsettled.length} resources unsettled after ${options.convergenceTimeoutSec} s`;
+    violations.add("converges", "resources", message);
+  }
+  return { convergedAt, unsettled };
+}
+
+async function summarize(
+  run: Run,
+  phases: { skipped: number; chaosEnd: number; convergedAt: number | undefined; unsettled: string[] },
+): Promise<ChaosResult> {
+  const { options, operator, readers, checker } = run;
+  return {
+    options,
+    plan: run.plan,
+    load: run.load.counts,
+    faults: run.driver.counts,
+    operator: { kills: operator.kills, starts: operator.starts, unexpectedExits: operator.unexpectedExits },
+    stats: await run.env.simulator.stats(),
+    creates: { acted: readers.creates.acted(), dropped: readers.creates.dropped() },
+    seen: Object.fromEntries(Object.entries(checker.seen).map(([kind, ids]) => [kind, ids.size])),
+    checks: { passes: checker.passes, skipped: phases.skipped },
+    violations: run.violations.list(),
+    convergedSec:
+      phases.convergedAt === undefined ? undefined : (phases.convergedAt - phases.chaosEnd) / 1000,
+    unsettled: phases.unsettled,
+    wallSec: (Date.now() - run.startedAt) / 1000,
+    logDir: options.keep ? run.env.dir : undefined,
+  };
+}
+
+function secretOfStyle(style: CredentialStyle): { namespace: string; name: string } {
+  const ns = namespaces.find((n) => n.credentials === style);
+  if (ns === undefined) throw new Error(`no namespace with ${style} credentials`);
+  return secretOf(ns);
+}
+
+/** SIGKILL moments (seconds into the chaos), gaps drawn from the options' range. */
+function planKills(random: Random, options: ChaosOptions): number[] {
+  const [low, high] = options.killGapSec;
+  const times: number[] = [];
+  for (let at = random.between(low, high); at < options.chaosSec; at += random.between(low, high))
+    times.push(at);
+  return times;
+}
+
+async function killAt(times: number[], startedAt: number, kill: () => Promise<void>): Promise<void> {
+  for (const at of times) {
+    const wait = startedAt + at * 1000 - Date.now();
+    if (wait > 0) await sleep(wait);
+    await kill();
+  }
+}
+
+/** Waits until every resource settled (checking the cluster only); the wall-clock ms when it did. */
+async function converge(readers: Readers, timeoutMs: number): Promise<number | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const readAt = Date.now();
+    try {
+      readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
+      if (readers.checker.unsettled().length === 0) return readAt;
+    } catch (error) {
+      readers.logger.warn({ error: String(error) }, "cluster reading failed while converging");
+    }
+    await sleep(1000);
+  }
+  return undefined;
+}
+
+/** The last reading of both sides, asked again a few times if a reading fails. */
+async function finalReading(readers: Readers) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const readAt = Date.now();
+    try {
+      readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
+      return await readers.service.snapshot();
+    } catch (error) {
+      readers.logger.warn({ error: String(error) }, "final reading failed; trying again");
+      await sleep(2000);
+    }
+  }
+  return undefined;
+}
+
+/** No API key in any line the operator wrote, over all its lives. */
+async function checkLogs(logPath: string, tokens: string[], violations: Violations): Promise<void> {
+  const text = await readFile(logPath, "utf8").catch(() => "");
+  for (const token of tokens) {
+    const lines = text.split("\n").filter((line) => line.includes(token));
+    if (lines.length > 0) {
+      violations.add(
+        "no-key-in-logs",
+        `key …${token.slice(-4)}`,
+        `${lines.length} log lines, e.g. ${lines[0]?.slice(0, 200).replace(token, "<key>")}`,
+      );
+    }
+  }
+}

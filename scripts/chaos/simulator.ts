@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { z } from "zod";
+import { stopProcess, waitForOutput } from "./processes.ts";
+
+/** A fault as `POST /_sim/faults` takes it (docs/simulator.md). */
+export interface FaultRule {
+  operation: string;
+  latencyMs?: number;
+  status?: number;
+  retryAfterSec?: number;
+  dropResponse?: boolean;
+  forgetIdempotency?: boolean;
+  times?: number;
+  probability?: number;
+}
+
+const created = z.object({ id: z.string() });
+const keySchema = z.object({ id: z.string(), token: z.string(), userId: z.string() });
+const userSchema = z.object({ id: z.string() });
+const statsSchema = z.object({
+  requests: z.object({
+    total: z.number(),
+    byOperation: z.record(z.string(), z.record(z.string(), z.number())),
+  }),
+});
+const requestRecord = z.object({
+  requestId: z.string(),
+  operation: z.string().nullable(),
+  status: z.number(),
+  keyId: z.string().nullable(),
+  replayed: z.boolean(),
+  dropped: z.boolean(),
+});
+export type RequestRecord = z.infer<typeof requestRecord>;
+export type SimStats = z.infer<typeof statsSchema>;
+export type ApiKey = z.infer<typeof keySchema>;
+
+/** The simulator as its own process (`berth simulator --control-api`), and its /_sim control API. */
+export class SimulatorProcess {
+  readonly baseUrl: string;
+  readonly #control: string;
+  readonly #child: ChildProcess;
+
+  private constructor(child: ChildProcess, baseUrl: string) {
+    this.#child = child;
+    this.baseUrl = baseUrl;
+    this.#control = baseUrl.replace(/\/v1$/, "/_sim");
+  }
+
+  static async start(clockSpeed: number): Promise<SimulatorProcess> {
+    const child = spawn(
+      process.execPath,
+      ["src/main.ts", "simulator", "--port", "0", "--control-api", "--clock-speed", String(clockSpeed)],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const output = await waitForOutput(child, /listening at (\S+)/, 30_000);
+    const baseUrl = /listening at (\S+)/.exec(output)?.[1];
+    if (baseUrl === undefined) throw new Error("the simulator printed no base URL");
+    return new SimulatorProcess(child, baseUrl);
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  async addUser(email: string, balance: number): Promise<string> {
+    return userSchema.parse(await this.#send("POST", "/users", { email, balance })).id;
+  }
+
+  async addKey(userId: string): Promise<ApiKey> {
+    return keySchema.parse(await this.#send("POST", "/keys", { userId }));
+  }
+
+  async revokeKey(keyId: string): Promise<void> {
+    await this.#send("DELETE", `/keys/${keyId}`);
+  }
+
+  async addFault(rule: FaultRule): Promise<string> {
+    return created.parse(await this.#send("POST", "/faults", rule)).id;
+  }
+
+  async removeFault(id: string): Promise<void> {
+    await this.#send("DELETE", `/faults/${id}`);
+  }
+
+  async clearFaults(): Promise<void> {
+    await this.#send("DELETE", "/faults");
+  }
+
+  async stats(): Promise<SimStats> {
+    return statsSchema.parse(await this.#send("GET", "/stats"));
+  }
+
+  /** The last 10 000 requests of one operation. */
+  async requests(operation: string): Promise<RequestRecord[]> {
+    const body = await this.#send("GET", `/requests?operation=${encodeURIComponent(operation)}`);
+    return z.object({ items: z.array(requestRecord) }).parse(body).items;
+  }
+
+  stop(): Promise<void> {
+    return stopProcess(this.#child, 10_000);
+  }
+
+  async #send(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await fetch(`${this.#control}${path}`, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} /_sim${path} answered ${response.status}: ${text}`);
+    return text === "" ? undefined : JSON.parse(text);
+  }
+}
