@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { useOperatorEnvironment } from "./support.ts";
+import { sleep, until, useOperatorEnvironment } from "./support.ts";
 
 interface ServiceGrid {
   id: string;
@@ -102,5 +102,24 @@ describe("Grid", () => {
     const stalled = await objects.waitFor("grids", "edge", withCondition("Stalled", "True", "InvalidSpec"));
     expect(conditionOf(stalled, "Stalled")?.message).toMatch(/spec\.displayName.*"renamed".*cannot change/);
     expect(env.requests("createGrid")).toHaveLength(1);
+  });
+
+  it("deleted before its uncertain create was looked up: finds the grid, deletes it, then lets go", async () => {
+    // Found by `npm run chaos -- --short --seed 2`: the deletion waited forever for a lookup it never made.
+    const service = await setUp();
+    env.sim.injectFault({ operation: "createGrid", dropResponse: true, forgetIdempotency: true, times: 1 });
+    const lookups = env.sim.injectFault({ operation: "listGrids", status: 503 });
+    await env.startOperator();
+    await objects.create("grids", "edge", { displayName: "edge-uncertain" });
+    await until(() => env.requests("createGrid").length === 1, "the dropped create");
+    await objects.remove("grids", "edge");
+    // The deletion is seen while lookups still fail; then the service answers them again.
+    await objects.waitFor("grids", "edge", (g) => g?.metadata.deletionTimestamp !== undefined);
+    await sleep(1500);
+    env.sim.clearFaults(lookups);
+    await objects.waitForGone("grids", "edge", 30_000);
+    expect(await service.items<ServiceGrid>("/grids?name=edge-uncertain")).toEqual([]);
+    expect(env.requests("createGrid")).toHaveLength(1);
+    expect(env.requests("deleteGrid").map((r) => r.status)).toEqual([204]);
   });
 });

@@ -40,8 +40,10 @@ export async function observeGrid(
     deleting &&
     (grid.spec.deletionPolicy === "Orphan" || !(grid.metadata.finalizers ?? []).includes(finalizer));
   if (releasing || (grid.spec.suspend && !deleting)) return result;
+  // Deleting a Grid with no recorded ID still needs the lookup: a create may have happened unheard.
+  const unknownId = (grid.status?.gridId ?? grid.spec.gridId ?? memory.grid?.id) === undefined;
   await connectForResource(deps, grid, result, "reading the grid at the service", async (connection) => {
-    if (!deleting) await readService(deps, grid, memory, observed, connection);
+    if (!deleting || unknownId) await readService(deps, grid, memory, observed, connection);
   });
   observed.grid = memory.grid;
   observed.gone = memory.gone;
