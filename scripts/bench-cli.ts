@@ -3,7 +3,12 @@
 // plane and `berth simulator` with its harsh defaults and default rate limits:
 //
 //   node scripts/bench-cli.ts          (BENCH_PHASES=footprint,scale,budget  BENCH_OBJECTS=10000
-//                                       BENCH_APPS=150  BENCH_IDLE_SEC=30  BENCH_BUILD=0 skips the build)
+//                                       BENCH_APPS=150  BENCH_IDLE_SEC=30  BENCH_SETTLE_SEC=15
+//                                       BENCH_BUILD=0 skips the build; BENCH_LOG_LEVEL=debug logs
+//                                       the operator to .berth/bench/operator-PID.log
+//                                       BENCH_NODE_FLAGS: node flags for the operator process, sets
+//                                       separated by "|" run the scale phase once each; with
+//                                       --heapsnapshot-signal=SIGUSR2 a snapshot is taken after its idle)
 //
 // footprint: RSS of an operator watching no objects, then 300 suspended Apps, each after it settled.
 // scale:     BENCH_OBJECTS suspended Apps exist before the operator starts; it writes a Suspended
@@ -13,6 +18,7 @@
 //            window: time, hosting calls per App (GET /me excluded), 429s, early polls.
 // RSS and CPU come from /proc/<pid> of the operator process.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -42,6 +48,8 @@ const objects = Number(process.env.BENCH_OBJECTS ?? 10_000);
 const budgetApps = Number(process.env.BENCH_APPS ?? 150);
 const idleSec = Number(process.env.BENCH_IDLE_SEC ?? 30);
 const footprintObjects = 300;
+const settleSec = Number(process.env.BENCH_SETTLE_SEC ?? 15);
+const flagSets = (process.env.BENCH_NODE_FLAGS ?? "").split("|").map((set) => set.split(" ").filter(Boolean));
 const windowMs = 60_000;
 const dist = path.resolve(".berth/bench/dist");
 const appsPath = (namespace: string) => `/apis/berth.dev/v1alpha1/namespaces/${namespace}/apps`;
@@ -118,6 +126,7 @@ async function footprintAndScale(): Promise<void> {
       `idle RSS, ${footprintObjects} objects`,
       `${(await residentMb(operator.pid)).rss.toFixed(0)} MB   (Go operator ${go.idle300})`,
     );
+    report("  memory", await operator.memory());
     await operator.stop();
   }
   if (!phases.has("scale")) return;
@@ -128,23 +137,33 @@ async function footprintAndScale(): Promise<void> {
     `created ${objects} Apps`,
     `${((Date.now() - created) / 1000).toFixed(1)} s (suspended, 32 at a time)`,
   );
-  // A fresh operator meets every App at once, as after an upgrade or a failover.
-  await clearStatuses(namespace, watched);
-  const operator = await startOperatorProcess([namespace]);
+  for (const flags of flagSets) {
+    // A fresh operator meets every App at once, as after an upgrade or a failover.
+    await clearStatuses(namespace, watched);
+    await scale(namespace, watched, flags);
+  }
+  await watched.stop();
+}
+
+async function scale(namespace: string, watched: WatchedApps, flags: string[]): Promise<void> {
+  if (flags.length > 0) report("operator node flags", flags.join(" "));
+  const operator = await startOperatorProcess([namespace], flags);
   await withTimeout(
     until(async () => watched.suspended() === objects, 600_000),
     610_000,
     () => `only ${watched.suspended()} of ${objects} Apps Suspended`,
   );
   const syncSec = (Date.now() - operator.startedAt) / 1000;
-  const syncCpu = (await cpuSeconds(operator.pid)) - operator.cpuAtStart;
+  const syncCpu = await cpuSeconds(operator.pid);
   await until(async () => (await operator.reconciles()) >= objects, 60_000).catch(() => undefined);
-  await sleep(2000);
+  // Settled: the last writes answered, their watch events in, the heap given back (V8 shrinks it
+  // some ten seconds after the operator's collection once its queues are idle).
+  await sleep(settleSec * 1000);
   const memory = await residentMb(operator.pid);
   const reconciles = await operator.reconciles();
   report(
     `${objects} suspended Apps: RSS`,
-    `${memory.rss.toFixed(0)} MB after sync, peak ${memory.peak.toFixed(0)} MB   (target ≤ 120 MB; Go ${go.rss10k})`,
+    `${memory.rss.toFixed(0)} MB ${settleSec} s after sync, peak ${memory.peak.toFixed(0)} MB   (target ≤ 120 MB; Go ${go.rss10k})`,
   );
   report("  reconciles", `${reconciles}   (target ${objects}, one per object; Go ${go.reconciles10k})`);
   report("  CPU to sync", `${syncCpu.toFixed(1)} s   (target ≤ Go's ${go.cpu10k})`);
@@ -157,9 +176,12 @@ async function footprintAndScale(): Promise<void> {
     `${watched.updates() - writesBefore} writes, ${(await operator.reconciles()) - reconciles} reconciles, ` +
       `${((await cpuSeconds(operator.pid)) - cpuBefore).toFixed(1)} CPU s   (target 0 writes, 0 reconciles)`,
   );
-  report("  RSS after idle", `${(await residentMb(operator.pid)).rss.toFixed(0)} MB`);
+  report("  memory after idle", await operator.memory());
+  if (flags.includes("--heapsnapshot-signal=SIGUSR2")) {
+    operator.signal("SIGUSR2");
+    await sleep(20_000);
+  }
   await operator.stop();
-  await watched.stop();
 }
 
 async function budget(): Promise<void> {
@@ -255,16 +277,19 @@ async function freshWindow(simulator: SimulatorProcess): Promise<void> {
 interface OperatorProcess {
   pid: number | undefined;
   startedAt: number;
-  cpuAtStart: number;
   reconciles(): Promise<number>;
+  /** Where its memory is: RSS by kind (/proc), V8's heap and external memory (its /metrics). */
+  memory(): Promise<string>;
+  signal(name: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
-async function startOperatorProcess(namespaces: string[]): Promise<OperatorProcess> {
+async function startOperatorProcess(namespaces: string[], flags: string[] = []): Promise<OperatorProcess> {
   const startedAt = Date.now();
   const child: ChildProcess = spawn(
     process.execPath,
     [
+      ...flags,
       path.join(dist, "main.js"),
       "operator",
       "--kubeconfig",
@@ -276,10 +301,12 @@ async function startOperatorProcess(namespaces: string[]): Promise<OperatorProce
       "--health-addr",
       "127.0.0.1:0",
       "--log-level",
-      "warn",
+      process.env.BENCH_LOG_LEVEL ?? "warn",
     ],
-    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: "" } },
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } },
   );
+  // Its log (stderr) goes to a file beside the build.
+  child.stderr?.pipe(createWriteStream(path.join(dist, "..", `operator-${child.pid}.log`)));
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
@@ -290,17 +317,36 @@ async function startOperatorProcess(namespaces: string[]): Promise<OperatorProce
   return {
     pid: child.pid,
     startedAt,
-    cpuAtStart: 0,
     async reconciles() {
-      const text = await (await fetch(metricsUrl)).text();
-      let total = 0;
-      for (const [, value] of text.matchAll(/^controller_runtime_reconcile_total\{[^}]*\} (\S+)$/gm))
-        total += Number(value);
-      return total;
+      return sumOf(await (await fetch(metricsUrl)).text(), "controller_runtime_reconcile_total");
     },
+    async memory() {
+      const text = await (await fetch(metricsUrl)).text();
+      const mb = (name: string) => `${(sumOf(text, name) / 2 ** 20).toFixed(0)} MB`;
+      const { rss, anon, file } = await residentMb(child.pid);
+      const spaces = [...text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="(\w+)"\} (\S+)$/gm)]
+        .filter(([, , bytes]) => Number(bytes) >= 2 ** 20)
+        .map(([, space, bytes]) => `${space} ${(Number(bytes) / 2 ** 20).toFixed(0)}`);
+      return (
+        `RSS ${rss.toFixed(0)} MB (anonymous ${anon.toFixed(0)}, file ${file.toFixed(0)}); V8 heap ` +
+        `${mb("nodejs_heap_size_total_bytes")} (${spaces.join(", ")}), used ${mb("nodejs_heap_size_used_bytes")}; ` +
+        `external ${mb("nodejs_external_memory_bytes")}`
+      );
+    },
+    signal: (name) => child.kill(name),
     stop: () => stopChild(child),
   };
 }
+
+/** The sum of a metric's samples in a Prometheus text exposition. */
+function sumOf(text: string, metric: string): number {
+  let total = 0;
+  for (const [, value] of text.matchAll(new RegExp(`^${metric}(?:\\{[^}]*\\})? (\\S+)$`, "gm")))
+    total += Number(value);
+  return total;
+}
+
+type WatchedApps = Awaited<ReturnType<typeof watchApps>>;
 
 /** Follows the Apps of a namespace with a watch: how many are Suspended, Ready, and every update. */
 async function watchApps(namespace: string) {
@@ -347,16 +393,16 @@ async function createSuspendedApps(namespace: string, from: number, to: number):
   );
 }
 
-/** Removes the status the footprint phase wrote, so the scale phase's operator writes every one. */
-async function clearStatuses(namespace: string, watched: { suspended(): number }): Promise<void> {
+/** Removes every App's status, so the next operator writes each one again. */
+async function clearStatuses(namespace: string, watched: WatchedApps): Promise<void> {
   if (watched.suspended() === 0) return;
-  await inParallel(footprintObjects, 32, (i) =>
+  await inParallel(watched.count(), 32, (i) =>
     kube.call("PATCH", `${appsPath(namespace)}/app-${i}/status`, {
       body: { status: null },
       contentType: "application/merge-patch+json",
     }),
   );
-  await until(async () => watched.suspended() === 0);
+  await until(async () => watched.suspended() === 0, 120_000);
 }
 
 function conditionOf(object: KubeObject, type: string): { status: string; reason?: string } | undefined {

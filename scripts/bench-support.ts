@@ -125,11 +125,12 @@ export async function cpuSeconds(pid: number | undefined): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** A process's resident memory now (VmRSS) and at its peak (VmHWM), in MB (Linux /proc). */
-export async function residentMb(pid: number | undefined): Promise<{ rss: number; peak: number }> {
+/** A process's resident memory now (VmRSS: anonymous + file-backed) and at its peak (VmHWM), in MB. */
+export async function residentMb(pid: number | undefined) {
   const status = pid === undefined ? "" : await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? Number.NaN);
-  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+  const mb = (name: string) =>
+    Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? Number.NaN) / 1024;
+  return { rss: mb("VmRSS"), peak: mb("VmHWM"), anon: mb("RssAnon"), file: mb("RssFile") };
 }
 
 export async function until(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {

@@ -11,6 +11,7 @@ import {
   Controller,
   controllerRateLimiter,
   EventRecorder,
+  HeapTrimmer,
   KubeClient,
   KubeconfigSource,
   kubeAuthorizer,
@@ -128,6 +129,7 @@ export async function startOperator(
     now: Date.now,
     random: Math.random,
   };
+  const running: Controller[] = [];
   for (const definition of controllers) {
     const { reconcile, watches } = definition.setup(controllerDeps);
     const informer = informers.get(definition.type);
@@ -145,7 +147,9 @@ export async function startOperator(
     });
     for (const watch of watches) controller.watch(watch.informer, shard.keys(watch.map, informer));
     manager.addController(controller);
+    running.push(controller);
   }
+  manager.add(new HeapTrimmer({ busy: () => running.some((c) => c.busy()), logger }));
   informers.seal();
   await manager.start();
   logger.info(

@@ -71,6 +71,7 @@ export class Controller {
   /** Per key being reconciled, the resourceVersions of primary updates that arrived meanwhile. */
   readonly #arrivedDuring = new Map<string, string[]>();
   #workers: Promise<void>[] = [];
+  #active = 0;
 
   constructor(options: ControllerOptions) {
     this.name = options.name;
@@ -125,6 +126,11 @@ export class Controller {
     this.#options.metrics.controller.maxConcurrentReconciles.set({ controller: this.name }, concurrency);
     this.#workers = Array.from({ length: concurrency }, () => this.#work());
     this.#logger.info({ concurrency }, "controller started");
+  }
+
+  /** True while a reconcile runs or a key waits in the queue (a delayed requeue is not work yet). */
+  busy(): boolean {
+    return this.#active > 0 || this.queue.length > 0;
   }
 
   /** Stops taking work and waits for the reconciles in flight to finish. */
@@ -185,6 +191,7 @@ export class Controller {
     const labels = { controller: this.name };
     for (let key = await this.queue.get(); key !== undefined; key = await this.queue.get()) {
       metrics.controller.activeWorkers.inc(labels);
+      this.#active += 1;
       const endTimer = metrics.controller.reconcileTime.startTimer(labels);
       this.#arrivedDuring.set(key, []);
       const outcome = await this.#reconcileOne(key);
@@ -201,6 +208,7 @@ export class Controller {
         logger: this.#logger,
       });
       this.queue.done(key);
+      this.#active -= 1;
       metrics.controller.activeWorkers.dec(labels);
     }
   }

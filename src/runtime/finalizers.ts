@@ -1,12 +1,6 @@
 import { isKubeError } from "./errors.ts";
 import { type KubeClient, patchTypes } from "./kube-client.ts";
-import {
-  type KubeObject,
-  kubeObjectSchema,
-  type ObjectName,
-  objectPath,
-  type ResourceType,
-} from "./object.ts";
+import { asKubeObject, type KubeObject, type ObjectName, objectPath, type ResourceType } from "./object.ts";
 
 const maxAttempts = 5;
 
@@ -83,7 +77,7 @@ async function withRereads(
     } catch (error) {
       const testFailed = isKubeError(error, "invalid") || isKubeError(error, "conflict");
       if (!testFailed || n >= maxAttempts) throw error;
-      current = kubeObjectSchema.parse(await client.call("GET", objectPath(type, nameOf(current))));
+      current = asKubeObject(await client.call("GET", objectPath(type, nameOf(current))));
     }
   }
 }
@@ -93,7 +87,7 @@ async function jsonPatch(client: KubeClient, type: ResourceType, object: KubeObj
     body: patch,
     contentType: patchTypes.json,
   });
-  return kubeObjectSchema.parse(body);
+  return asKubeObject(body);
 }
 
 function nameOf(object: KubeObject): ObjectName {

@@ -25,6 +25,7 @@ export {
   kubeEventSink,
 } from "./events.ts";
 export { ensureFinalizer, hasFinalizer, removeFinalizer } from "./finalizers.ts";
+export { HeapTrimmer, type HeapTrimOptions } from "./heap-trim.ts";
 export { Informer, type InformerOptions } from "./informer.ts";
 export { deepEqual, mergePatch } from "./json.ts";
 export { KubeClient, patchTypes } from "./kube-client.ts";
@@ -35,6 +36,7 @@ export { Manager, type ManagerOptions, type Runnable } from "./manager.ts";
 export { type Authorizer, type Denial, kubeAuthorizer } from "./metrics-auth.ts";
 export { microTime } from "./micro-time.ts";
 export {
+  asKubeObject,
   type KubeObject,
   kubeObjectSchema,
   type ObjectMeta,

@@ -137,7 +137,10 @@ export class KubeClient {
     }
   }
 
-  /** One connection pool per TLS identity; a new identity (a rotated client certificate) gets a new pool. */
+  /**
+   * One connection pool per TLS identity; a new identity (a rotated client certificate) gets a new
+   * pool. HTTP/1.1: node's HTTP/2 costs more CPU per request, and memory, than undici's own parser.
+   */
   #dispatcherFor(tls: Readonly<TlsSettings>): Dispatcher {
     const current = this.#dispatcher;
     if (current?.tls === tls) return current.agent;
@@ -148,7 +151,11 @@ export class KubeClient {
       this.#dispatcher = { ...current, tls };
       return current.agent;
     }
-    this.#dispatcher = { tls, key, agent: new Agent({ connect: { ...tls, keepAlive: true } }) };
+    this.#dispatcher = {
+      tls,
+      key,
+      agent: new Agent({ allowH2: false, connect: { ...tls, keepAlive: true } }),
+    };
     void current?.agent.close().catch(() => undefined);
     return this.#dispatcher.agent;
   }

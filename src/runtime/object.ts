@@ -22,6 +22,15 @@ export const kubeObjectSchema = z.looseObject({
 export type ObjectMeta = z.infer<typeof objectMetaSchema>;
 export type KubeObject = z.infer<typeof kubeObjectSchema>;
 
+/**
+ * The API server's object, checked against kubeObjectSchema and returned as it came: the schema
+ * transforms nothing, and zod's copy would double what every list, watch event and write allocates.
+ */
+export function asKubeObject(raw: unknown): KubeObject {
+  kubeObjectSchema.parse(raw);
+  return raw as KubeObject;
+}
+
 /** Which kind of object an informer, patcher or recorder works on. `group` is "" for the core group. */
 export interface ResourceType {
   group: string;

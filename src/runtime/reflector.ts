@@ -6,9 +6,9 @@ import { codeForStatus, isKubeError, KubeApiError } from "./errors.ts";
 import type { KubeClient, Query } from "./kube-client.ts";
 import {
   apiVersionOf,
+  asKubeObject,
   collectionPath,
   type KubeObject,
-  kubeObjectSchema,
   type ResourceType,
   resourceLabel,
 } from "./object.ts";
@@ -36,7 +36,7 @@ export interface ReflectorOptions {
    * the state at that version (e.g. from a previous run); a 410 Gone falls back to a relist.
    */
   resourceVersion?: string;
-  /** Applied to every object before it is stored; by default drops `metadata.managedFields`. */
+  /** Applied to every object before it is stored; by default `stripForCache`. */
   transform?: (object: KubeObject) => KubeObject;
 }
 
@@ -240,10 +240,10 @@ export class Reflector {
   }
 
   #toObject(raw: unknown, kind: string | undefined): KubeObject {
-    const object = kubeObjectSchema.parse(raw);
+    const object = asKubeObject(raw);
     object.apiVersion ??= apiVersionOf(this.#options.type);
     if (kind !== undefined) object.kind ??= kind;
-    return this.#options.transform ? this.#options.transform(object) : dropManagedFields(object);
+    return (this.#options.transform ?? stripForCache)(object);
   }
 
   #inScope(object: KubeObject): boolean {
@@ -261,7 +261,20 @@ export class Reflector {
   }
 }
 
-function dropManagedFields(object: KubeObject): KubeObject {
-  delete object.metadata.managedFields;
+/** kubectl's copy of the whole object as last applied: large, and read by no controller. */
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration";
+
+/**
+ * What a cache keeps of an object: everything but `metadata.managedFields` (controller-runtime's
+ * TransformStripManagedFields) and kubectl's last-applied-configuration annotation, which together
+ * are often larger than the rest of the object.
+ */
+export function stripForCache(object: KubeObject): KubeObject {
+  const { metadata } = object;
+  delete metadata.managedFields;
+  if (metadata.annotations !== undefined && lastApplied in metadata.annotations) {
+    delete metadata.annotations[lastApplied];
+    if (Object.keys(metadata.annotations).length === 0) delete metadata.annotations;
+  }
   return object;
 }

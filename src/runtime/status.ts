@@ -1,7 +1,7 @@
 import { isKubeError } from "./errors.ts";
 import { deepEqual, type Json, mergePatch } from "./json.ts";
 import { type KubeClient, patchTypes } from "./kube-client.ts";
-import { type KubeObject, kubeObjectSchema, objectPath, type ResourceType } from "./object.ts";
+import { asKubeObject, type KubeObject, objectPath, type ResourceType } from "./object.ts";
 
 export interface StatusPatchResult {
   /** False when the status already matched and no request was made. */
@@ -32,10 +32,10 @@ export async function patchStatus(
     try {
       const body = { metadata: { resourceVersion }, status: diff };
       const updated = await client.call("PATCH", path, { body, contentType: patchTypes.merge });
-      return { written: true, object: kubeObjectSchema.parse(updated) };
+      return { written: true, object: asKubeObject(updated) };
     } catch (error) {
       if (!isKubeError(error, "conflict") || attempt >= maxAttempts) throw error;
-      const fresh = kubeObjectSchema.parse(await client.call("GET", path));
+      const fresh = asKubeObject(await client.call("GET", path));
       if (!deepEqual(fresh.status, object.status)) throw error;
       resourceVersion = fresh.metadata.resourceVersion;
     }
