@@ -18,6 +18,22 @@ interface ExternalObject {
 const leaving = new Set(["deprovisioning", "retiring"]);
 const namePattern = /^([a-z0-9-]+)\.([a-z0-9-]+)(\.v\d+)?$/;
 
+/** Every invariant the checker and the run may report, for the report's legend. */
+export const invariantNames = [
+  "one-object-per-resource",
+  "finalizer-held-while-object-exists",
+  "nothing-left-after-delete",
+  "orphan-keeps-object",
+  "order-within-maxHourlyCost",
+  "order-only-when-approved",
+  "over-budget-stalls",
+  "ends-ready-or-stalled",
+  "ready-matches-service",
+  "resource-stays",
+  "no-key-in-logs",
+  "converges",
+];
+
 /** The Stalled reasons the README's troubleshooting table lists: the actionable ones. */
 export async function actionableReasons(readmePath: string): Promise<Set<string>> {
   const text = await readFile(readmePath, "utf8");
@@ -89,7 +105,7 @@ export class Checker {
     }
   }
 
-  /** Takes a service reading made after the cluster reading that started at `clusterReadAt`. */
+  /** Takes a service reading, made after the latest cluster reading; returns its objects by resource. */
   observeService(snapshot: ServiceSnapshot): Map<string, ExternalObject[]> {
     this.passes++;
     const byKey = this.#attribute(snapshot);

@@ -1,3 +1,4 @@
+import { invariantNames } from "./invariants.ts";
 import type { ChaosResult } from "./run.ts";
 
 const width = 22;
@@ -90,6 +91,7 @@ export function formatReport(result: ChaosResult): string {
   for (const waiting of result.unsettled.slice(0, 20)) out += `    ${waiting}\n`;
   out += line("wall time", duration(result.wallSec));
   if (result.logDir !== undefined) out += line("logs", result.logDir);
+  out += line("invariants", invariantNames.join(", "));
   out += line("violations", String(result.violations.length));
   for (const v of result.violations) {
     out += `  ✗ ${v.invariant}: ${v.subject} (t+${v.atSec}s, seen ${v.seen}×)\n      ${v.detail}\n`;
