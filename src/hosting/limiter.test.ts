@@ -140,7 +140,7 @@ describe("RateLimiter", () => {
     const rl = limiter({ limit: 10 });
     const admitted: string[] = [];
     const [reporter] = await Promise.all(request(rl, 1, "user", "a", admitted));
-    reporter?.observe({ limit: 3, remaining: 100, resetAtMs: Date.now() + windowMs });
+    reporter?.observe({ limit: 3, remaining: 2, resetAtMs: Date.now() + windowMs });
     request(rl, 5, "user", "b", admitted);
     await settle();
     expect(rl.limit).toBe(3);
@@ -152,6 +152,42 @@ describe("RateLimiter", () => {
     const [reporter] = await Promise.all([rl.acquire("user")]);
     reporter?.observe({ limit: 600, remaining: 500, resetAtMs: Date.now() + windowMs });
     expect(rl.limit).toBe(10);
+  });
+
+  it("spends what the service says is left, beyond its own cautious count", async () => {
+    const rl = limiter({ limit: 10 });
+    const admitted: string[] = [];
+    const first = await Promise.all(request(rl, 10, "user", "a", admitted));
+    // Slow answers: the log counts each until a window after its response, the service from its arrival.
+    await vi.advanceTimersByTimeAsync(3_000);
+    first[9]?.observe({ remaining: 0, resetAtMs: 1_000_000 + windowMs });
+    for (const permit of first) permit.release();
+    const waiting = request(rl, 5, "user", "b", admitted);
+    await vi.advanceTimersByTimeAsync(windowMs - 3_000 + marginMs);
+    // The log is full for three more seconds; the service's window has room again: one request asks.
+    expect(admitted.slice(10)).toEqual(["b0"]);
+    const probe = await waiting[0];
+    probe?.observe({ remaining: 9, resetAtMs: Date.now() + 1_000 });
+    probe?.release();
+    await settle();
+    expect(admitted.slice(10)).toEqual(["b0", "b1", "b2", "b3", "b4"]);
+  });
+
+  it("after the service's reset, sends one request at a time to learn the new budget", async () => {
+    const rl = limiter({ limit: 2 });
+    const admitted: string[] = [];
+    const [a, b] = await Promise.all(request(rl, 2, "user", "a", admitted));
+    b?.observe({ remaining: 0, resetAtMs: Date.now() + 5_000 });
+    a?.release();
+    b?.release();
+    const waiting = request(rl, 3, "user", "c", admitted);
+    await vi.advanceTimersByTimeAsync(5_000 + marginMs);
+    expect(admitted).toEqual(["a0", "a1", "c0"]);
+    const probe = await waiting[0];
+    probe?.observe({ remaining: 1, resetAtMs: Date.now() + 5_000 });
+    probe?.release();
+    await settle();
+    expect(admitted).toEqual(["a0", "a1", "c0", "c1"]);
   });
 
   it("starts with one request at a time, and takes the first response's budget before a burst", async () => {

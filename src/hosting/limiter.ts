@@ -45,11 +45,16 @@ interface Waiter {
   fail: (reason: unknown) => void;
 }
 
-/** The service's remaining count as of one request, which later requests are charged against. */
+/** The service's remaining count as of one response, which later admissions are charged against. */
 interface Hint {
+  /** The reporting request's admission number: a newer report wins. */
   seq: number;
   remaining: number;
   untilMs: number;
+  /** Admissions so far when the report arrived. */
+  admittedThen: number;
+  /** Other requests then in flight, which the service may not have counted yet. */
+  uncounted: number;
 }
 
 /**
@@ -59,9 +64,13 @@ interface Hint {
  *   it is admitted and stays counted until `windowMs` after its response arrived, an upper bound of
  *   when the service counted it, so the local window always holds at least what the service's does
  *   (whatever the latency). Staying under a sliding log also stays under fixed windows and token buckets.
- * - Corrected by the service: `X-RateLimit-Remaining` caps the requests admitted after the one that
- *   reported it until `X-RateLimit-Reset` (requests from other processes show up there);
- *   `X-RateLimit-Limit` lowers the limit; a 429's `Retry-After` pauses admission.
+ * - Led by the service: until `X-RateLimit-Reset`, `X-RateLimit-Remaining` is what may be spent,
+ *   whatever the local log says (it counts requests from other processes, and it is exact where the
+ *   local log must guess: the service counts a request from its arrival, the log until a window
+ *   after its response). Requests in flight when it was reported, and those admitted since, are
+ *   charged against it. Once the reset has passed, one request at a time learns the new budget
+ *   until the local log has room again. `X-RateLimit-Limit` lowers the limit; a 429's
+ *   `Retry-After` pauses admission.
  * - Careful at first: until the first response, one request at a time, so a process that starts
  *   (or restarts) in a window another one already used learns the remaining budget before a burst.
  * - Fair: FIFO within a priority; user work first; background work may not use the last
@@ -81,6 +90,8 @@ export class RateLimiter {
   private inFlight = 0;
   private admitted = 0;
   private hint: Hint | undefined;
+  /** A report expired (its reset passed) and none came since: the service has room, of unknown size. */
+  private hintLapsed = false;
   private pausedUntil = 0;
   /** False until a first response arrived: until then one request at a time, to learn the real budget. */
   private calibrated: boolean;
@@ -203,12 +214,25 @@ export class RateLimiter {
   /** Earliest time `waiter` may be admitted; Infinity when only a finishing request can make room. */
   private admissibleAt(now: number, waiter: Waiter): number {
     if (!this.calibrated && this.inFlight > 0) return Number.POSITIVE_INFINITY;
-    const common = Math.max(this.pausedUntil, this.hintClearsAt());
-    const asUrgent = Math.max(common, this.roomAt(this.limitValue));
+    const asUrgent = this.earliestLeaving(now, 0);
     if (this.isUrgent(waiter, now)) return asUrgent;
     const reserve = Math.floor(this.limitValue * this.reserveShare);
-    const asBackground = Math.max(common, this.roomAt(this.limitValue - reserve));
+    const asBackground = this.earliestLeaving(now, reserve);
     return Math.min(asBackground, Math.max(asUrgent, waiter.enqueuedAt + this.backgroundMaxWaitMs));
+  }
+
+  /** Earliest admission that leaves `reserve` places of the window unspent. */
+  private earliestLeaving(now: number, reserve: number): number {
+    const hint = this.hint;
+    let at: number;
+    if (hint !== undefined) {
+      const room = hint.remaining - hint.uncounted - (this.admitted - hint.admittedThen);
+      at = room > reserve ? 0 : hint.untilMs;
+    } else {
+      at = this.roomAt(this.limitValue - reserve);
+      if (at > now && this.hintLapsed) at = this.inFlight === 0 ? 0 : Number.POSITIVE_INFINITY;
+    }
+    return Math.max(at, this.pausedUntil);
   }
 
   /** When fewer than `capacity` requests will be counted. */
@@ -217,12 +241,6 @@ export class RateLimiter {
     if (excess < 0) return 0;
     const expiring = this.released[excess];
     return expiring === undefined ? Number.POSITIVE_INFINITY : expiring + this.windowMs + this.marginMs;
-  }
-
-  private hintClearsAt(): number {
-    const hint = this.hint;
-    if (hint === undefined || this.admitted - hint.seq < hint.remaining) return 0;
-    return hint.untilMs;
   }
 
   private admit(waitedMs: number): Permit {
@@ -258,7 +276,15 @@ export class RateLimiter {
     // A newer report wins; an older one only while the newer has expired.
     if (current !== undefined && current.seq > seq && current.untilMs > now) return;
     const untilMs = Math.min(hint.resetAtMs + this.marginMs, now + this.windowMs + this.marginMs);
-    this.hint = { seq, remaining: Math.max(0, hint.remaining), untilMs };
+    this.hint = {
+      seq,
+      remaining: Math.max(0, Math.min(hint.remaining, this.limitValue)),
+      untilMs,
+      admittedThen: this.admitted,
+      // Observed before its own release: the reporting request is among those in flight.
+      uncounted: Math.max(0, this.inFlight - 1),
+    };
+    this.hintLapsed = false;
     this.pump();
   }
 
@@ -271,6 +297,9 @@ export class RateLimiter {
       expired += 1;
     }
     if (expired > 0) this.released.splice(0, expired);
-    if (this.hint !== undefined && this.hint.untilMs <= now) this.hint = undefined;
+    if (this.hint !== undefined && this.hint.untilMs <= now) {
+      this.hint = undefined;
+      this.hintLapsed = true;
+    }
   }
 }

@@ -11,7 +11,8 @@ describe("operator configuration", () => {
       leaderElect: false,
       leaderElectionNamespace: "default",
       watchLabelSelector: "",
-      concurrency: 4,
+      concurrency: 32,
+      backgroundReserve: 0.1,
       defaultCredentials: undefined,
       driftInterval: 600_000,
       logLevel: "info",
@@ -24,6 +25,13 @@ describe("operator configuration", () => {
     ["1500ms", 1500],
   ])("reads the duration %s", (text, ms) => {
     expect(operatorConfigSchema.parse({ driftInterval: text }).driftInterval).toBe(ms);
+  });
+
+  it.each([
+    ["25%", 0.25],
+    ["0", 0],
+  ])("reads the background reserve %s", (text, share) => {
+    expect(operatorConfigSchema.parse({ backgroundReserve: text }).backgroundReserve).toBe(share);
   });
 
   it("reads the default credentials as namespace/name", () => {
@@ -42,6 +50,7 @@ describe("operator configuration", () => {
       concurrency: "many",
       hostingBaseUrl: "ftp://x",
       watchLabelSelector: "berth.dev/shard in shard1",
+      backgroundReserve: "95%",
     });
     expect(result.success).toBe(false);
     const messages = result.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
@@ -52,6 +61,7 @@ describe("operator configuration", () => {
         expect.stringMatching(/^concurrency: must be a whole number/),
         expect.stringMatching(/^hostingBaseUrl: must be an http\(s\) URL/),
         expect.stringMatching(/^watchLabelSelector: "berth.dev\/shard in shard1" is not a label selector/),
+        expect.stringMatching(/^backgroundReserve: must be at most 90%/),
       ]),
     );
   });

@@ -26,6 +26,13 @@ const secretRef = z
     return { namespace, name };
   });
 
+/** A share as a percentage, "10" or "10%", from 0 to 90; as a fraction. */
+const percentage = z
+  .string()
+  .regex(/^\d+(\.\d+)?%?$/, 'must be a percentage such as "10%"')
+  .transform((text) => Number(text.replace("%", "")) / 100)
+  .refine((share) => share <= 0.9, "must be at most 90%");
+
 /** A label selector as kubectl writes it; empty selects everything. */
 const labelSelector = z.string().superRefine((text, ctx) => {
   try {
@@ -56,13 +63,18 @@ export const operatorConfigSchema = z.object({
   leaderElectionNamespace: z.string().min(1).default("default"),
   /** Reconcile only the resources this selects (a shard); empty: all of them. */
   watchLabelSelector: labelSelector.default(""),
-  /** Workers per controller. */
+  /**
+   * Workers per controller. Reconciles mostly wait (a create at the service takes seconds), and the
+   * hosting budget, not the workers, bounds the calls: enough of them that waiting never serializes.
+   */
   concurrency: z.coerce
     .number({ message: "must be a whole number from 1 to 256" })
     .int("must be a whole number from 1 to 256")
     .min(1, "must be a whole number from 1 to 256")
     .max(256, "must be a whole number from 1 to 256")
-    .default(4),
+    .default(32),
+  /** Share of each rate-limit window that background work (drift checks) leaves to user work. */
+  backgroundReserve: percentage.prefault("10%"),
   defaultCredentials: secretRef.prefault(""),
   driftInterval: duration.prefault("10m"),
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),

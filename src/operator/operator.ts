@@ -105,6 +105,9 @@ export async function startOperator(
       // A worker never sleeps through a long Retry-After: the reconcile requeues after it instead.
       ...deps.hosting,
       backoff: { maxServerWaitMs: 1000, ...deps.hosting?.backoff },
+      limiterTuning: { reserveShare: config.backgroundReserve, ...deps.hosting?.limiterTuning },
+      // A reconcile holds its connection while the service takes seconds to create: one per worker.
+      transportOptions: { connections: config.concurrency },
       observer: hostingMetrics.observer,
       logger,
     }),

@@ -50,7 +50,11 @@ export const operatorCommand = defineCommand({
       description:
         'reconcile only resources with these labels, e.g. "berth.dev/shard in (shard1)"; the default shard is "!berth.dev/shard" (default: all)',
     },
-    concurrency: { description: "reconcile workers per controller (default 4)" },
+    concurrency: { description: "reconcile workers per controller (default 32)" },
+    "background-reserve": {
+      description:
+        'share of each hosting rate-limit window that background work (drift checks) leaves to spec changes, new objects and deletions (default "10%")',
+    },
     "default-credentials": {
       description:
         "namespace/name of the default credentials Secret; empty disables the fallback (default: none)",
@@ -70,6 +74,7 @@ export const operatorCommand = defineCommand({
       leaderElectionNamespace: z.string().optional(),
       watchLabelSelector: z.string().optional(),
       concurrency: z.string().optional(),
+      backgroundReserve: z.string().optional(),
       defaultCredentials: z.string().optional(),
       driftInterval: z.string().optional(),
       logLevel: z.string().optional(),

@@ -150,6 +150,7 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
             ? client.stopApp
             : client.restartApp;
       if (action.type !== "stop") external.startRequestedAt = deps.now();
+      else external.stopSettlesAt = deps.now() + deps.settings.polls.stoppingMs;
       const accepted = await call(projectId, appId);
       // A 202 promises no body: the state is known at the next status read.
       const state = action.type === "stop" ? "stopping" : "requested";
@@ -192,6 +193,12 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
         const metadata = await client.deleteApp(projectId, appId);
         event("Deleted", `deleted app ${appId}${quote(metadata)}`);
       } catch (error) {
+        if (isHostingError(error) && error.code === "app_not_stopped" && external.status !== undefined) {
+          // Still stopping: the delete tried again a stop's time later is the next look at it.
+          external.status = { ...external.status, state: "stopping" };
+          external.stopSettlesAt = deps.now() + deps.settings.polls.stoppingMs;
+          input.memory.statusDueAt = external.stopSettlesAt;
+        }
         if (!isHostingError(error) || error.code !== "not_found") throw error;
       }
       external.gone = true;

@@ -12,6 +12,8 @@ export interface ExternalApp {
   gone: boolean;
   /** When this process last asked the service to start the app (ms). */
   startRequestedAt?: number | undefined;
+  /** When the stop this process asked for should be over (ms): a deletion then tries the delete at once. */
+  stopSettlesAt?: number | undefined;
   /** The last PATCH the service accepted (JSON) and when: the same one again soon after is a loop. */
   lastUpdate?: { patch: string; at: number } | undefined;
 }

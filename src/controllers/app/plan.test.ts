@@ -571,9 +571,17 @@ describe("planApp: deleting", () => {
     expect(conditionOf(plan(app, seen), "Stalled")).toBe("True/CredentialsChanged");
   });
 
-  it("polls while the app stops", () => {
+  it("polls a little after the app should have stopped", () => {
     const { app, seen } = deleting({}, "stopping");
-    expect(plan(app, seen).statusPollMs).toBe(polls.stoppingMs);
+    expect(plan(app, seen).statusPollMs).toBe(polls.stoppingMs * 1.125);
+  });
+
+  it("deletes once the stop it asked for should be over, without reading the status first", () => {
+    const { app, seen } = deleting({}, "stopping");
+    seen.external.stopSettlesAt = now.getTime() + 1;
+    expect(types(plan(app, seen))).toEqual([]);
+    seen.external.stopSettlesAt = now.getTime();
+    expect(types(plan(app, seen))).toEqual(["delete", "removeFinalizer"]);
   });
 
   it("releases an app that is already gone at the service", () => {

@@ -223,7 +223,7 @@ function planDeletion(input: AppPlanInput): AppPlan {
     };
   }
   const projectId = app.status?.projectId ?? observed.projectId ?? "";
-  if (status.state === "stopped") {
+  if (status.state === "stopped" || stopDone(input, status)) {
     const actions: AppAction[] = [{ type: "delete" }, { type: "removeFinalizer" }];
     return (
       refusal(input, projectId, actions, "delete the app") ??
@@ -238,7 +238,17 @@ function planDeletion(input: AppPlanInput): AppPlan {
     actions,
     reconciling(Reason.Deleting, `stopping the app before deleting it (state ${status.state})`, generation),
   );
-  return { ...plan, statusPollMs: input.polls.stoppingMs };
+  // A little after the stop should be over (the wait runs from this reconcile's start, before the call).
+  return { ...plan, statusPollMs: input.polls.stoppingMs + Math.ceil(input.polls.stoppingMs / 8) };
+}
+
+/**
+ * The stop this process asked for should be over: the delete itself is the look at the app (the
+ * service refuses it with app_not_stopped while it is still stopping), saving a status read.
+ */
+function stopDone(input: AppPlanInput, status: { targetState: string }): boolean {
+  const settlesAt = input.observed.external.stopSettlesAt;
+  return status.targetState === "stopped" && settlesAt !== undefined && settlesAt <= input.now.getTime();
 }
 
 /** Stalled with the missing scopes or the project pinning, instead of a call certain to be refused. */

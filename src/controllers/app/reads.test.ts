@@ -91,6 +91,16 @@ describe("readsDue", () => {
     expect(readsDue(app, known({ statusDueAt: now }), now)).toMatchObject({ app: false, status: true });
   });
 
+  it("reads no status once the stop it asked for should be over: the delete looks at the app", () => {
+    const app = anApp({}, { status: readyStatus, metadata: { deletionTimestamp: "2030-01-01T00:00:00Z" } });
+    const memory = known({ statusDueAt: now });
+    memory.external.status = serviceStatus("stopping");
+    memory.external.stopSettlesAt = now + 1;
+    expect(readsDue(app, memory, now).status).toBe(true);
+    memory.external.stopSettlesAt = now;
+    expect(readsDue(app, memory, now).status).toBe(false);
+  });
+
   it("polls the build of a repository app when due, not before", () => {
     const source = { provider: "github", repository: "example/web", branch: "main" };
     const app = anApp({ image: undefined, source }, { status: readyStatus });

@@ -40,7 +40,9 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
   }
   const due = (at: number | undefined) => at !== undefined && at <= now;
   const status = known.status === undefined || due(memory.statusDueAt);
-  if (deleting) return { ...none, status };
+  // Once the stop this process asked for should be over, the delete is the look at the app.
+  const stopSettled = known.stopSettlesAt !== undefined && known.stopSettlesAt <= now;
+  if (deleting) return { ...none, status: known.status === undefined || (status && !stopSettled) };
   const generation = app.metadata.generation ?? 0;
   const request = pendingRequest(reconcileRequest(app), app.status?.lastHandledReconcileAt);
   const requested = request !== undefined && request !== memory.servedRequest;

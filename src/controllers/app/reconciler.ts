@@ -49,7 +49,8 @@ function schedule(
   { statusPollMs, buildPollMs }: AppPlan,
 ): void {
   const { polls } = deps.settings;
-  if (reads.status || reads.build || acted.statusChanged) {
+  // A lookup that found the app learned it anew too: its status is read next, at once.
+  if (reads.status || reads.build || reads.lookup || acted.statusChanged) {
     // A status taken from a call's answer (create, start…) is confirmed by a read once the app
     // should be running: not at once, and not after a long wait.
     const wait =
