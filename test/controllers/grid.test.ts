@@ -122,4 +122,39 @@ describe("Grid", () => {
     expect(env.requests("createGrid")).toHaveLength(1);
     expect(env.requests("deleteGrid").map((r) => r.status)).toEqual([204]);
   });
+
+  it("deleted before a ServerOrder that uses it: waits for the order's servers to go, then deletes the grid", async () => {
+    // Found by `npm run chaos`: an order in flight whose Grid went first could no longer be told apart.
+    const service = await setUp();
+    await env.startOperator();
+    await objects.create("grids", "pool", {});
+    const grid = await objects.waitFor("grids", "pool", withCondition("Ready"));
+    const order = {
+      csp: "native",
+      region: "eu-central",
+      zone: "eu-central-1a",
+      instanceType: "native.small",
+    };
+    await objects.create("serverorders", "batch", {
+      ...order,
+      count: 1,
+      approved: true,
+      maxHourlyCost: "0.20",
+      gridRefs: [{ name: "pool" }],
+    });
+    await objects.waitFor("serverorders", "batch", (o) => typeof o?.status?.orderId === "string");
+    await objects.remove("grids", "pool");
+    const waiting = await objects.waitFor(
+      "grids",
+      "pool",
+      withCondition("Reconciling", "True", "DependentsExist"),
+    );
+    expect(conditionOf(waiting, "Reconciling")?.message).toContain("batch");
+    expect(env.requests("deleteGrid")).toEqual([]);
+    await objects.remove("serverorders", "batch");
+    await objects.waitForGone("grids", "pool", 30_000);
+    expect(await service.items("/servers")).toEqual([]);
+    expect((await service.get(`/grids/${grid?.status?.gridId}`)).status).toBe(404);
+    expect(env.requests("deleteGrid").map((r) => r.status)).toEqual([204]);
+  });
 });

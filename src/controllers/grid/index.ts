@@ -1,11 +1,12 @@
 import type { ControllerDefinition } from "../shared/controller.ts";
 import { credentialsWatch } from "../shared/watches.ts";
+import { serverOrdersWatch } from "./dependents.ts";
 import { gridType } from "./kind.ts";
 import { gridReconciler } from "./reconciler.ts";
 
 export { type GridIdsResult, type GridRefResult, resolveGridIds, resolveGridRef } from "./grid-ref.ts";
 
-/** Grids: reconciled on their own changes and on changes of their credentials. */
+/** Grids: reconciled on their own changes, their credentials, and ServerOrders coming and going (deletion waits for them). */
 export const gridController: ControllerDefinition = {
   name: "grid",
   type: gridType,
@@ -13,7 +14,7 @@ export const gridController: ControllerDefinition = {
     const grids = deps.informer(gridType);
     return {
       reconcile: gridReconciler(deps),
-      watches: [credentialsWatch(deps, grids)],
+      watches: [credentialsWatch(deps, grids), serverOrdersWatch(deps, grids)],
     };
   },
 };

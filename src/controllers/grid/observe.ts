@@ -9,6 +9,7 @@ import type { Connection } from "../shared/hosting-access.ts";
 import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
+import { serverOrdersUsing } from "./dependents.ts";
 import { gridType } from "./kind.ts";
 import type { GridMemory, GridObserved } from "./observed.ts";
 import { gridName } from "./plan.ts";
@@ -30,6 +31,7 @@ export async function observeGrid(
     me: undefined,
     grid: memory.grid,
     gone: memory.gone,
+    clusterOrders: [],
     refusedCreates: memory.refusedCreates,
     found: undefined,
     requestId: grid.status?.lastRequestId,
@@ -40,6 +42,10 @@ export async function observeGrid(
     deleting &&
     (grid.spec.deletionPolicy === "Orphan" || !(grid.metadata.finalizers ?? []).includes(finalizer));
   if (releasing || (grid.spec.suspend && !deleting)) return result;
+  if (deleting) {
+    observed.clusterOrders = serverOrdersUsing(deps, grid, grid.status?.gridId ?? memory.grid?.id);
+    if (observed.clusterOrders.length > 0) return result;
+  }
   // Deleting a Grid with no recorded ID still needs the lookup: a create may have happened unheard.
   const unknownId = (grid.status?.gridId ?? grid.spec.gridId ?? memory.grid?.id) === undefined;
   await connectForResource(deps, grid, result, "reading the grid at the service", async (connection) => {

@@ -50,6 +50,7 @@ function observed(overrides: Partial<GridObserved> = {}): GridObserved {
     me: me(["pools:admin"]),
     grid: undefined,
     gone: false,
+    clusterOrders: [],
     found: undefined,
     requestId: "req_1",
     ...overrides,
@@ -141,6 +142,18 @@ describe("planGrid", () => {
       grid({}, deleting, { gridId }),
       {},
       { actions: ["delete", "removeFinalizer"], ready: "Unknown", reason: "Deleting" },
+    ],
+    [
+      "waits for the ServerOrders that use the grid before deleting it",
+      grid({}, deleting, { gridId }),
+      { clusterOrders: ["team/gpu"] },
+      { actions: [], ready: "Unknown", reason: "DependentsExist" },
+    ],
+    [
+      "releases an orphaned grid without waiting for its ServerOrders",
+      grid({ deletionPolicy: "Orphan" }, deleting, { gridId }),
+      { clusterOrders: ["team/gpu"] },
+      { actions: ["removeFinalizer"], ready: "Unknown", reason: "Deleting" },
     ],
     [
       "refuses to delete without pools:admin, keeping the finalizer",

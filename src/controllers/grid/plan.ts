@@ -73,6 +73,11 @@ export function planGrid(input: GridPlanInput): GridPlan {
           : `releasing grid ${gridId}; it stays at the service (deletionPolicy: Orphan)`,
       );
     }
+    if (observed.clusterOrders.length > 0) {
+      const names = observed.clusterOrders.slice(0, 5).join(", ");
+      const waiting = `waiting for ${observed.clusterOrders.length} ServerOrder(s) using the grid to be deleted: ${names}`;
+      return result(input, [], reconciling(Reason.DependentsExist, waiting, generation));
+    }
     if (observed.problem !== undefined) return blocked(input, observed.problem);
     if (observed.gone) return release("releasing the grid");
     if (gridId === undefined) {
