@@ -1,6 +1,7 @@
 import type { StartState } from "./domain/apps.ts";
+import type { Shared } from "./domain/sharing.ts";
 import { formatMoney } from "./store/money.ts";
-import type { App, Build, Disguise, Grid, Order, Project, Server } from "./store/records.ts";
+import type { App, Build, Disguise, Grid, Order, Project, Role, Server } from "./store/records.ts";
 import type { World } from "./store/world.ts";
 
 /** JSON shapes of the records, as docs/simulator.md documents them. */
@@ -146,3 +147,15 @@ function pollAfterField(
 }
 
 const POLL_AFTER_ABSENT_CHANCE = 0.3;
+
+/** One share: who has which role on a resource; `accountOwner` marks the owner no share can change. */
+export function shareView(world: World, shared: Shared, userId: string, role: Role) {
+  return {
+    resourceType: shared.type,
+    resourceId: shared.id,
+    userId,
+    email: world.users.get(userId)?.email ?? null,
+    role,
+    accountOwner: userId === shared.accountOwnerId,
+  };
+}

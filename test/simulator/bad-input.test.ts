@@ -21,6 +21,7 @@ interface Fixtures {
   address: string;
   orderId: string;
   invoiceNumber: string;
+  userId: string;
 }
 
 interface Case {
@@ -574,6 +575,7 @@ describe("Bad input", () => {
       address: (await h.api.get<Order>(`/servers/orders/${order.id}`)).body.servers[0] ?? "",
       orderId: order.id,
       invoiceNumber: invoices[0]?.number ?? "",
+      userId: h.sim.addUser({ id: "guest", email: "guest@example.com" }).id,
     };
   });
 

@@ -8,6 +8,7 @@ import { gridRoutes } from "./grids.ts";
 import { meRoutes } from "./me.ts";
 import { projectRoutes } from "./projects.ts";
 import { serverRoutes } from "./servers.ts";
+import { sharingRoutes } from "./sharing.ts";
 
 /** Every REST operation, in one table (matchable against the public OpenAPI file later). */
 export const routes: readonly Route[] = [
@@ -20,4 +21,5 @@ export const routes: readonly Route[] = [
   ...serverRoutes,
   ...catalogRoutes,
   ...billingRoutes,
+  ...sharingRoutes,
 ];
