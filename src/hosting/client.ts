@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Logger } from "../telemetry/logger.ts";
 import { type BackoffPolicy, defaultBackoff } from "./backoff.ts";
 import {
+  type Caller,
   type CallInput,
   type CallOptions,
   createCaller,
@@ -67,14 +68,14 @@ export function createHostingClient(options: HostingClientOptions) {
   const transport = options.transport ?? createUndiciTransport(options.baseUrl, options.transportOptions);
   const credentialId = credentialIdOf(options.apiKey);
   const credentialLimiter = limiters.forCredential(credentialId);
-  let userLimiter: RateLimiter | undefined;
+  const user: { limiter: RateLimiter | undefined } = { limiter: undefined };
 
   const caller = createCaller({
     transport,
     apiKey: options.apiKey,
     credentialId,
     credentialLimiter,
-    userLimiter: () => userLimiter,
+    userLimiter: () => user.limiter,
     observer: options.observer ?? {},
     logger: options.logger?.child({ component: "hosting", credential: credentialId }),
     clock,
@@ -83,9 +84,34 @@ export function createHostingClient(options: HostingClientOptions) {
     timeoutsMs: { ...defaultTimeoutsMs, ...options.timeoutsMs },
     userAgent: "berth/0.1",
   });
+  return operations(
+    { options, limiters, transport, credentialId, credentialLimiter, user, caller },
+    unscoped,
+  );
+}
+
+/** What every view of one credential's client shares: the pipeline, the limiters, the connections. */
+interface ClientCore {
+  options: HostingClientOptions;
+  limiters: LimiterRegistry;
+  transport: Transport;
+  credentialId: string;
+  credentialLimiter: RateLimiter;
+  /** The user's limiter, once `/me` told who the user is. */
+  user: { limiter: RateLimiter | undefined };
+  caller: Caller;
+}
+
+/** Options every call of a scoped view carries (see `scoped`). */
+export type CallScope = Pick<CallOptions, "signal" | "onSend">;
+
+const unscoped: CallScope = {};
+
+function operations(core: ClientCore, scope: CallScope) {
+  const { options, limiters, transport, credentialId, credentialLimiter, user, caller } = core;
 
   async function call<R extends Route>(route: R, input: CallInput, callOptions?: CallOptions) {
-    const { data, metadata } = await caller(route, input, callOptions);
+    const { data, metadata } = await caller(route, input, inScope(scope, callOptions));
     return withMetadata(data, metadata);
   }
 
@@ -95,7 +121,7 @@ export function createHostingClient(options: HostingClientOptions) {
     input: CallInput,
     callOptions?: CallOptions,
   ): Promise<ResponseMetadata> {
-    return (await caller(route, input, callOptions)).metadata;
+    return (await caller(route, input, inScope(scope, callOptions))).metadata;
   }
 
   function create<R extends Route>(
@@ -111,13 +137,19 @@ export function createHostingClient(options: HostingClientOptions) {
   return {
     credentialId,
 
+    /**
+     * The same client (budget, identity, connections) whose every call also carries `scope`: a
+     * reconcile's abort signal, a count of what one resource spends.
+     */
+    scoped: (next: CallScope) => operations(core, next),
+
     /** Who the credential belongs to; also attaches the user's shared rate limiter from now on. */
     async getMe(o?: CallOptions): Promise<WithMetadata<m.Me>> {
       const me = await call(routes.getMe, {}, o);
       const forUser = limiters.forUser(me.user.id);
-      if (userLimiter !== forUser) {
+      if (user.limiter !== forUser) {
         forUser.charge(credentialLimiter.used);
-        userLimiter = forUser;
+        user.limiter = forUser;
       }
       return me;
     },
@@ -214,11 +246,30 @@ export function createHostingClient(options: HostingClientOptions) {
     getInvoice: (invoiceNumber: string, o?: CallOptions) =>
       call(routes.getInvoice, { params: { invoiceNumber } }, o),
 
-    /** Closes the connections this client opened itself (not a shared transport). */
+
+    /** Closes the connections this client opened itself (not a shared transport); a scoped view closes nothing. */
     async close(): Promise<void> {
+      if (scope !== unscoped) return;
       if (options.transport === undefined) await transport.close();
       if (options.limiters === undefined) limiters.close(new Error("hosting client closed"));
     },
+  };
+}
+
+/** A call's own options, joined with its view's: both signals abort it, both hear it leave. */
+function inScope(scope: CallScope, callOptions: CallOptions = {}): CallOptions {
+  const signals = [scope.signal, callOptions.signal].filter((s) => s !== undefined);
+  const onSends = [scope.onSend, callOptions.onSend].filter((f) => f !== undefined);
+  return {
+    ...callOptions,
+    ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
+    ...(onSends.length === 0
+      ? {}
+      : {
+          onSend: () => {
+            for (const onSend of onSends) onSend();
+          },
+        }),
   };
 }
 

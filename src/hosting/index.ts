@@ -23,3 +23,4 @@ export type * from "./models.ts";
 export type * from "./observer.ts";
 export { paginate } from "./paginate.ts";
 export { type CallKind, type OperationName, routes } from "./routes.ts";
+export type { SharedResource, ShareRole, ShareTarget } from "./sharing.ts";

@@ -25,6 +25,7 @@ export type InstanceType = z.output<typeof s.instanceType>;
 export type Balance = z.output<typeof s.balance>;
 export type Costs = z.output<typeof s.costs>;
 export type Invoice = z.output<typeof s.invoice>;
+export type Share = z.output<typeof s.share>;
 
 export interface ListQuery {
   limit?: number;

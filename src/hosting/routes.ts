@@ -262,7 +262,52 @@ export const routes = defineRoutes({
     callKind: "read",
     response: s.invoice,
   },
+
+  ...shareRoutes("Project", "/projects/{projectId}"),
+  ...shareRoutes("App", app),
+  ...shareRoutes("Grid", "/grids/{gridId}"),
 });
+
+/** Sharing of one resource type: list, add, change a role, remove (paths the spec does not show). */
+function shareRoutes<const N extends string>(noun: N, base: string) {
+  return {
+    [`list${noun}Shares`]: {
+      method: "GET",
+      path: `${base}/shares`,
+      safety: "safe",
+      callKind: "read",
+      response: s.page(s.share),
+    },
+    // Not idempotent at the service: a repeated add answers share_exists, a repeated remove not_found.
+    [`add${noun}Share`]: {
+      method: "POST",
+      path: `${base}/shares`,
+      safety: "never",
+      callKind: "write",
+      response: s.share,
+    },
+    [`change${noun}Share`]: {
+      method: "PATCH",
+      path: `${base}/shares/{userId}`,
+      safety: "safe",
+      callKind: "write",
+      response: s.share,
+    },
+    [`remove${noun}Share`]: {
+      method: "DELETE",
+      path: `${base}/shares/{userId}`,
+      safety: "never",
+      callKind: "write",
+      response: s.empty,
+    },
+  } as const satisfies Record<string, RouteSpec> as ShareRoutes<N>;
+}
+
+type ShareRoutes<N extends string> = {
+  [K in `list${N}Shares`]: RouteSpec<ReturnType<typeof s.page<typeof s.share>>>;
+} & { [K in `add${N}Share` | `change${N}Share`]: RouteSpec<typeof s.share> } & {
+  [K in `remove${N}Share`]: RouteSpec<typeof s.empty>;
+};
 
 export type Routes = typeof routes;
 export type OperationName = keyof Routes;

@@ -197,6 +197,17 @@ export const instanceType = z.looseObject({
   currency: z.string(),
 });
 
+/**
+ * One share of a project, app or grid: a user's role. `accountOwner` marks the owner, whose role no
+ * share changes (the spec shows only `resourceType`; the rest is the simulator's reading).
+ */
+export const share = z.looseObject({
+  userId: id,
+  email: z.string().nullable().optional(),
+  role: z.string(),
+  accountOwner: z.boolean().optional(),
+});
+
 export const balance = z.looseObject({ balance: decimal, currency: z.string() });
 
 export const costs = z.looseObject({
