@@ -8,7 +8,7 @@ import { type ResponseFacts, readHeaders } from "./headers.ts";
 import type { Permit, Priority, RateLimiter } from "./limiter.ts";
 import type { HostingObserver } from "./observer.ts";
 import { buildRequest, type QueryValue } from "./request.ts";
-import { apiError, networkError, parseResponse } from "./responses.ts";
+import { abortedError, apiError, networkError, parseResponse } from "./responses.ts";
 import type { CallKind, Route } from "./routes.ts";
 import type { HttpRequest, HttpResponse, Transport } from "./transport.ts";
 
@@ -22,7 +22,10 @@ export interface CallInput {
 export interface CallOptions {
   /** `user` for work a person asked for, `background` for periodic drift checks (default `user`). */
   priority?: Priority;
+  /** Abandons the call (failing with `aborted`); once the request left, the service may have acted. */
   signal?: AbortSignal;
+  /** Called as each attempt leaves, i.e. each time the call spends the key's budget. */
+  onSend?: () => void;
 }
 
 /** About the response a result came from; not enumerable, so spreading or serializing a result drops it. */
@@ -90,7 +93,9 @@ export function createCaller(deps: CallerDeps): Caller {
           },
           "retrying hosting call",
         );
-        await sleep(deps.clock, delayMs, options.signal);
+        await sleep(deps.clock, delayMs, options.signal).catch((reason: unknown) => {
+          throw abortedError(route, false, reason);
+        });
       }
     }
   };
@@ -117,8 +122,11 @@ async function attemptOnce(
   attempt: number,
 ): Promise<{ data: unknown; response: HttpResponse; facts: ResponseFacts }> {
   const labels = { operation: route.operation, credential: deps.credentialId };
+  if (request.signal?.aborted) throw abortedError(route, false, request.signal.reason);
   throwIfPausedLong(deps, route);
-  const permits = await acquirePermits(deps, options);
+  const permits = await acquirePermits(deps, options).catch((error: unknown) => {
+    throw options.signal?.aborted ? abortedError(route, false, error) : error;
+  });
   const waitSec = Math.max(...permits.map((p) => p.waitedMs)) / 1000;
   deps.observer.onLimiterWait?.({ ...labels, priority: options.priority ?? "user", waitSec });
 
@@ -126,11 +134,19 @@ async function attemptOnce(
   const durationSec = () => (deps.clock.now() - started) / 1000;
   let response: HttpResponse;
   try {
+    options.onSend?.();
     response = await deps.transport.send(request);
   } catch (cause) {
     if (request.signal?.aborted) {
       for (const permit of permits) permit.release();
-      throw request.signal.reason;
+      deps.observer.onRequest?.({
+        ...labels,
+        status: undefined,
+        code: "aborted",
+        durationSec: durationSec(),
+        attempt,
+      });
+      throw abortedError(route, true, cause);
     }
     const failure = networkFailureOf(cause);
     for (const permit of permits) failure === "connect_failed" ? permit.cancel() : permit.release();

@@ -16,6 +16,7 @@ import { type LimiterDefaults, LimiterRegistry, type LimiterTuning } from "./lim
 import type * as m from "./models.ts";
 import type { HostingObserver } from "./observer.ts";
 import { type CallKind, type Route, routes } from "./routes.ts";
+import { shareOperations } from "./sharing.ts";
 import { createUndiciTransport, type Transport, type TransportOptions } from "./transport.ts";
 
 export interface HostingClientOptions {
@@ -246,6 +247,7 @@ function operations(core: ClientCore, scope: CallScope) {
     getInvoice: (invoiceNumber: string, o?: CallOptions) =>
       call(routes.getInvoice, { params: { invoiceNumber } }, o),
 
+    ...shareOperations(call, callNoContent),
 
     /** Closes the connections this client opened itself (not a shared transport); a scoped view closes nothing. */
     async close(): Promise<void> {

@@ -27,6 +27,7 @@ export type ClientErrorCode =
   | "connect_failed"
   | "timeout"
   | "connection_lost"
+  | "aborted"
   | "response_invalid"
   | "unexpected_status"
   | "pagination_loop";

@@ -3,6 +3,7 @@ export { type BackoffPolicy, defaultBackoff } from "./backoff.ts";
 export type { CallOptions, ResponseMetadata, WithMetadata } from "./call.ts";
 export type { RetrySafety } from "./classify.ts";
 export {
+  type CallScope,
   type CreateOptions,
   createHostingClient,
   credentialIdOf,

@@ -87,6 +87,21 @@ export function networkError(route: Route, failure: NetworkFailure, cause: unkno
   });
 }
 
+/**
+ * The caller gave up (its signal aborted: the lease was lost, the process is stopping). Once the
+ * request had left, the service may have acted, as after a timeout; before, it saw nothing.
+ */
+export function abortedError(route: Route, sent: boolean, cause: unknown): HostingNetworkError {
+  return new HostingNetworkError({
+    code: "aborted",
+    kind: kindOf(sent ? "maybe-acted" : "not-acted", route.safety),
+    operation: route.operation,
+    message: sent ? "abandoned while waiting for the answer" : "abandoned before the request left",
+    sent,
+    cause,
+  });
+}
+
 function parseJsonOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text);

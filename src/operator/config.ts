@@ -77,6 +77,8 @@ export const operatorConfigSchema = z.object({
   backgroundReserve: percentage.prefault("10%"),
   defaultCredentials: secretRef.prefault(""),
   driftInterval: duration.prefault("10m"),
+  /** How long a stop lets reconciles in flight finish before abandoning their hosting calls. */
+  shutdownGrace: duration.prefault("20s"),
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

@@ -90,6 +90,7 @@ export async function startOperator(
         }
       : {}),
     ...(deps.onLeadershipLost === undefined ? {} : { onLeadershipLost: deps.onLeadershipLost }),
+    shutdownGraceMs: config.shutdownGrace,
   });
   const informers = new InformerSet({
     client: kube,

@@ -3,6 +3,7 @@ import type { Metrics } from "../telemetry/metrics.ts";
 import type { Informer } from "./informer.ts";
 import { type LeaderElectionOptions, LeaderElector } from "./leader-election.ts";
 import { ProbeServer, type ServerSecurity } from "./probes.ts";
+import { delay } from "./timers.ts";
 
 /** Something the manager starts and stops: an informer, a controller, a periodic job. */
 export interface Runnable {
@@ -26,6 +27,11 @@ export interface ManagerOptions {
   leaderElection?: Omit<LeaderElectionOptions, "logger" | "metrics" | "onStartedLeading" | "onLost">;
   /** Called once leadership is lost and leader-only work was aborted; the CLI exits the process. */
   onLeadershipLost?: () => void;
+  /**
+   * How long a stop lets in-flight reconciles finish before aborting them (default 20 s, inside
+   * Kubernetes' 30 s termination grace period).
+   */
+  shutdownGraceMs?: number;
 }
 
 /**
@@ -123,12 +129,30 @@ export class Manager {
 
   async #stop(): Promise<void> {
     this.#logger.info("stopping: draining in-flight reconciles");
-    await Promise.all(this.#leaderOnly.map((r) => r.stop()));
+    await this.#drainLeaderOnly(this.#options.shutdownGraceMs ?? 20_000);
     this.#leading = false;
     await this.#elector?.stop();
     await Promise.all(this.#always.map((r) => r.stop()));
     await Promise.all([this.#health.close(), this.#metricsServer.close()]);
     this.#logger.info("stopped");
+  }
+
+  /** Graceful stop of the leader-only work; what is still in flight after `graceMs` is aborted. */
+  async #drainLeaderOnly(graceMs: number): Promise<void> {
+    const drained = Promise.all(this.#leaderOnly.map((r) => r.stop()));
+    const graceOver = new AbortController();
+    const inTime = await Promise.race([
+      drained.then(() => true),
+      delay(graceMs, graceOver.signal).then(() => false),
+    ]);
+    graceOver.abort();
+    if (inTime) return;
+    this.#logger.warn(
+      { graceMs },
+      "stopping: reconciles still in flight after the grace period; aborting them",
+    );
+    for (const runnable of this.#leaderOnly) runnable.abort?.();
+    await drained;
   }
 
   #startLeading(): void {

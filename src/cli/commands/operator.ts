@@ -60,6 +60,10 @@ export const operatorCommand = defineCommand({
         "namespace/name of the default credentials Secret; empty disables the fallback (default: none)",
     },
     "drift-interval": { description: 'how often each external object is re-read (default "10m")' },
+    "shutdown-grace": {
+      description:
+        'how long a stop waits for reconciles in flight before abandoning their hosting calls; keep it below the pod\'s terminationGracePeriodSeconds (default "20s")',
+    },
     "log-level": { description: "log level: trace, debug, info, warn, error (default info)" },
   },
   config: z
@@ -77,6 +81,7 @@ export const operatorCommand = defineCommand({
       backgroundReserve: z.string().optional(),
       defaultCredentials: z.string().optional(),
       driftInterval: z.string().optional(),
+      shutdownGrace: z.string().optional(),
       logLevel: z.string().optional(),
     })
     .transform(({ namespace, ...rest }, ctx): OperatorConfigInput => {

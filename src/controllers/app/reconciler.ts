@@ -16,7 +16,7 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
     type: appType,
     schema: appSchema,
     newMemory: newAppMemory,
-    observe: (app, memory) => observeApp(deps, app, memory),
+    observe: (app, memory, hosting) => observeApp({ ...deps, hosting }, app, memory),
     async converge({ object, resource: app, memory, observation, now }) {
       const { observed, connection } = observation;
       const plan = planApp({ app, observed, now, polls });

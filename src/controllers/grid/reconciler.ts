@@ -14,7 +14,7 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
     type: gridType,
     schema: gridSchema,
     newMemory: newGridMemory,
-    observe: (grid, memory) => observeGrid(deps, grid, memory),
+    observe: (grid, memory, hosting) => observeGrid({ ...deps, hosting }, grid, memory),
     async converge({ object, resource: grid, memory, observation, now }) {
       const { observed, connection } = observation;
       const plan = planGrid({ grid, observed, now });

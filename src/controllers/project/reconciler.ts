@@ -14,7 +14,7 @@ export function projectReconciler(deps: ControllerDeps): Reconciler {
     type: projectType,
     schema: projectSchema,
     newMemory: newProjectMemory,
-    observe: (project, memory) => observeProject(deps, project, memory),
+    observe: (project, memory, hosting) => observeProject({ ...deps, hosting }, project, memory),
     async converge({ object, resource: project, memory, observation, now }) {
       const { observed, connection } = observation;
       const plan = planProject({ project, observed, now });

@@ -26,7 +26,8 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
     type: serverOrderType,
     schema: serverOrderSchema,
     newMemory: newOrderMemory,
-    observe: (serverOrder, memory) => observeServerOrder(deps, serverOrder, memory, { catalogs, polls }),
+    observe: (serverOrder, memory, hosting) =>
+      observeServerOrder({ ...deps, hosting }, serverOrder, memory, { catalogs, polls }),
     converge: (round) => converge(deps, round, polls),
     dueAt: ({ memory, now }, { acted, final }) =>
       earliest(

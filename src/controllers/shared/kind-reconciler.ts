@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Condition } from "../../api/conditions.ts";
 import { type KubeObject, Outcome, type Reconciler, type ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "./deps.ts";
+import type { HostingAccess } from "./hosting-access.ts";
 import { ReconcileError } from "./errors.ts";
 import type { Failure, Problem } from "./failure.ts";
 import { Memory } from "./memory.ts";
@@ -62,7 +63,8 @@ export interface Kind<R extends Resource, M extends { readySeen: boolean }, O, A
   type: ResourceType;
   schema: z.ZodType<R>;
   newMemory(): M;
-  observe(resource: R, memory: M): Promise<O>;
+  /** Reads what the plan needs, calling the service only through `hosting` (this reconcile's access). */
+  observe(resource: R, memory: M, hosting: HostingAccess): Promise<O>;
   /** Plans and acts; returns what was done and the plan (made on the updated knowledge) whose status is written. */
   converge(round: Round<R, M, O>): Promise<Converged<R, A, P>>;
   /** When the kind next reads or acts by itself (epoch ms), besides retries. */
@@ -103,9 +105,15 @@ export function kindReconciler<
     if (!parsed.success) return invalidSpec(deps, kind.type, object, parsed.error.issues);
     const resource = parsed.data;
     const memory = memories.get(key, resource.metadata.uid ?? "");
-    const observation = await kind.observe(resource, memory);
+    const hosting = deps.hosting.forReconcile({
+      signal: context.signal,
+      resource: `${kind.type.plural}/${key}`,
+    });
+    const observation = await kind.observe(resource, memory, hosting);
     const round: Round<R, M, O> = { object, resource, memory, observation, now: new Date(deps.now()) };
     const converged = await kind.converge(round);
+    // Leadership was lost: the next leader reads afresh; this one writes nothing more.
+    if (context.signal.aborted) return Outcome.done();
     const { acted, final } = converged;
     const written = acted.object;
     if (written === undefined) {
