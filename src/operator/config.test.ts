@@ -16,6 +16,7 @@ describe("operator configuration", () => {
       defaultCredentials: undefined,
       driftInterval: 600_000,
       shutdownGrace: 20_000,
+      stuckAfter: 300_000,
       logLevel: "info",
     });
   });

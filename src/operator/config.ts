@@ -79,6 +79,8 @@ export const operatorConfigSchema = z.object({
   driftInterval: duration.prefault("10m"),
   /** How long a stop lets reconciles in flight finish before abandoning their hosting calls. */
   shutdownGrace: duration.prefault("20s"),
+  /** /healthz fails when a controller's keys wait and its workers took or finished nothing for this long. */
+  stuckAfter: duration.prefault("5m"),
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

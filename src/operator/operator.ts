@@ -91,6 +91,7 @@ export async function startOperator(
       : {}),
     ...(deps.onLeadershipLost === undefined ? {} : { onLeadershipLost: deps.onLeadershipLost }),
     shutdownGraceMs: config.shutdownGrace,
+    liveness: { stuckAfterMs: config.stuckAfter },
   });
   const informers = new InformerSet({
     client: kube,

@@ -1,5 +1,6 @@
 import type { Logger } from "../telemetry/logger.ts";
 import type { ControllerMetrics, WorkqueueMetrics } from "../telemetry/metrics.ts";
+import type { WorkProgress } from "./health.ts";
 import { type KubeObject, objectKey, parseKey } from "./object.ts";
 import { applyOutcome, Outcome } from "./outcome.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -47,6 +48,8 @@ export interface ControllerOptions {
   /** Workers running reconciles in parallel (never two on one key); default 1. */
   concurrency?: number;
   rateLimiter?: RateLimiter;
+  /** Epoch ms; injectable for tests (default Date.now). */
+  now?: () => number;
 }
 
 interface Watched {
@@ -72,11 +75,13 @@ export class Controller {
   readonly #arrivedDuring = new Map<string, string[]>();
   #workers: Promise<void>[] = [];
   #active = 0;
+  #lastProgressAt: number;
 
   constructor(options: ControllerOptions) {
     this.name = options.name;
     this.#options = options;
     this.#logger = options.logger.child({ controller: options.name });
+    this.#lastProgressAt = this.#now();
     this.queue = new WorkQueue({
       name: options.name,
       metrics: options.metrics.workqueue,
@@ -123,9 +128,19 @@ export class Controller {
     await Promise.all(this.#watched.map(({ informer }) => informer.waitForSync()));
     if (this.queue.shuttingDown) return;
     const concurrency = this.#options.concurrency ?? 1;
+    this.#lastProgressAt = this.#now();
     this.#options.metrics.controller.maxConcurrentReconciles.set({ controller: this.name }, concurrency);
     this.#workers = Array.from({ length: concurrency }, () => this.#work());
     this.#logger.info({ concurrency }, "controller started");
+  }
+
+  /** For the liveness check: keys waiting, and when a worker last took or finished one. */
+  progress(): WorkProgress {
+    return { name: this.name, waiting: this.queue.length, lastProgressAt: this.#lastProgressAt };
+  }
+
+  #now(): number {
+    return this.#options.now?.() ?? Date.now();
   }
 
   /** True while a reconcile runs or a key waits in the queue (a delayed requeue is not work yet). */
@@ -192,6 +207,7 @@ export class Controller {
     for (let key = await this.queue.get(); key !== undefined; key = await this.queue.get()) {
       metrics.controller.activeWorkers.inc(labels);
       this.#active += 1;
+      this.#lastProgressAt = this.#now();
       const endTimer = metrics.controller.reconcileTime.startTimer(labels);
       this.#arrivedDuring.set(key, []);
       const outcome = await this.#reconcileOne(key);
@@ -209,6 +225,7 @@ export class Controller {
       });
       this.queue.done(key);
       this.#active -= 1;
+      this.#lastProgressAt = this.#now();
       metrics.controller.activeWorkers.dec(labels);
     }
   }

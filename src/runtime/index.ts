@@ -25,6 +25,7 @@ export {
   kubeEventSink,
 } from "./events.ts";
 export { ensureFinalizer, hasFinalizer, removeFinalizer } from "./finalizers.ts";
+export { defaultLivenessLimits, type LivenessLimits, type WorkProgress } from "./health.ts";
 export { HeapTrimmer, type HeapTrimOptions } from "./heap-trim.ts";
 export { Informer, type InformerOptions } from "./informer.ts";
 export { deepEqual, mergePatch } from "./json.ts";

@@ -1,5 +1,12 @@
 import type { Logger } from "../telemetry/logger.ts";
 import type { Metrics } from "../telemetry/metrics.ts";
+import {
+  defaultLivenessLimits,
+  type LivenessLimits,
+  LoopLagMonitor,
+  livenessProblems,
+  type WorkProgress,
+} from "./health.ts";
 import type { Informer } from "./informer.ts";
 import { type LeaderElectionOptions, LeaderElector } from "./leader-election.ts";
 import { ProbeServer, type ServerSecurity } from "./probes.ts";
@@ -12,6 +19,8 @@ export interface Runnable {
   stop(): Promise<void>;
   /** Immediate (leadership lost): stop taking work and cancel what is in flight. */
   abort?(): void;
+  /** How its workers are doing, for /healthz. */
+  progress?(): WorkProgress;
 }
 
 export interface ManagerOptions {
@@ -32,6 +41,10 @@ export interface ManagerOptions {
    * Kubernetes' 30 s termination grace period).
    */
   shutdownGraceMs?: number;
+  /** When /healthz fails: a blocked event loop, workers making no progress while work waits. */
+  liveness?: Partial<LivenessLimits>;
+  /** Epoch ms; injectable for tests (default Date.now). */
+  now?: () => number;
 }
 
 /**
@@ -46,6 +59,7 @@ export class Manager {
   readonly #leaderOnly: Runnable[] = [];
   readonly #health: ProbeServer;
   readonly #metricsServer: ProbeServer;
+  readonly #loopLag: LoopLagMonitor;
   #elector: LeaderElector | undefined;
   #leading = false;
   #stopping: Promise<void> | undefined;
@@ -55,8 +69,14 @@ export class Manager {
   constructor(options: ManagerOptions) {
     this.#options = options;
     this.#logger = options.logger;
+    this.#loopLag = new LoopLagMonitor();
     this.#health = new ProbeServer({
-      "/healthz": async () => ({ status: 200, body: "ok\n" }),
+      "/healthz": async () => {
+        const problems = this.livenessProblems();
+        return problems.length === 0
+          ? { status: 200, body: "ok\n" }
+          : { status: 503, body: `${problems.join("\n")}\n` };
+      },
       "/readyz": async () =>
         this.ready() ? { status: 200, body: "ok\n" } : { status: 503, body: "informers not synced\n" },
     });
@@ -97,6 +117,14 @@ export class Manager {
     return this.#informers.every((informer) => informer.hasSynced());
   }
 
+  /** Why /healthz fails (the kubelet then restarts the process); empty while alive. */
+  livenessProblems(): string[] {
+    const work = this.#leading ? this.#leaderOnly.flatMap((r) => (r.progress ? [r.progress()] : [])) : [];
+    const now = this.#options.now?.() ?? Date.now();
+    const limits = { ...defaultLivenessLimits, ...this.#options.liveness };
+    return livenessProblems({ loopLagMs: this.#loopLag.lagMs(), work, now }, limits);
+  }
+
   isLeader(): boolean {
     return this.#leading;
   }
@@ -104,6 +132,7 @@ export class Manager {
   /** Listens, starts informers and the election (or the controllers at once), and returns. */
   async start(): Promise<void> {
     const { healthAddr, metricsAddr, leaderElection } = this.#options;
+    this.#loopLag.start();
     if (healthAddr !== undefined) this.addresses.health = await this.#health.listen(healthAddr);
     if (metricsAddr !== undefined) this.addresses.metrics = await this.#metricsServer.listen(metricsAddr);
     for (const runnable of this.#always) await runnable.start();
@@ -134,6 +163,7 @@ export class Manager {
     await this.#elector?.stop();
     await Promise.all(this.#always.map((r) => r.stop()));
     await Promise.all([this.#health.close(), this.#metricsServer.close()]);
+    this.#loopLag.stop();
     this.#logger.info("stopped");
   }
 

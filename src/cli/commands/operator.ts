@@ -64,6 +64,10 @@ export const operatorCommand = defineCommand({
       description:
         'how long a stop waits for reconciles in flight before abandoning their hosting calls; keep it below the pod\'s terminationGracePeriodSeconds (default "20s")',
     },
+    "stuck-after": {
+      description:
+        '/healthz fails (the kubelet restarts the pod) when work waits and a controller\'s workers took or finished no reconcile for this long; it also fails when the event loop is blocked over 5 s (default "5m")',
+    },
     "log-level": { description: "log level: trace, debug, info, warn, error (default info)" },
   },
   config: z
@@ -82,6 +86,7 @@ export const operatorCommand = defineCommand({
       defaultCredentials: z.string().optional(),
       driftInterval: z.string().optional(),
       shutdownGrace: z.string().optional(),
+      stuckAfter: z.string().optional(),
       logLevel: z.string().optional(),
     })
     .transform(({ namespace, ...rest }, ctx): OperatorConfigInput => {
