@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { commonSpecFields, commonStatusFields, displayNameSchema, hexId } from "./common.ts";
 import { immutableField, withRules } from "./kube-schema.ts";
+import { membersSchema, membersStatusSchema } from "./members.ts";
 import { projectNames } from "./meta.ts";
 import { type KindDefinition, resourceSchema } from "./resource.ts";
 
@@ -12,6 +13,7 @@ export const projectSpecSchema = withRules(
         "ID (24 hexadecimal characters) of an existing project to adopt instead of creating one. " +
           "Cannot be added, changed or removed after creation.",
       ).optional(),
+      members: membersSchema.optional(),
       ...commonSpecFields,
     })
     .describe("Desired state of a project at the hosting service."),
@@ -27,6 +29,7 @@ export const projectStatusSchema = z
   .object({
     ...commonStatusFields,
     projectId: hexId("ID of the project at the hosting service.").optional(),
+    members: membersStatusSchema.optional(),
   })
   .describe("Observed state of the project, written by the operator.");
 

@@ -7,6 +7,7 @@ import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { countRefusal } from "../shared/memory.ts";
+import { actOnMember, memberDoing } from "./act-members.ts";
 import type { ProjectMemory, ProjectObserved } from "./observed.ts";
 import type { ProjectAction } from "./plan.ts";
 
@@ -57,6 +58,8 @@ export async function actOnProject(
           memory.gone = false;
           memory.uncertainCreate = false;
           memory.readGeneration = input.project.metadata.generation ?? 0;
+          // A new project is shared with nobody yet: its shares are read at once, then spec.members applied.
+          if (input.project.spec.members !== undefined) memory.driftDueAt = deps.now();
           event(
             "Created",
             `created project ${action.name} (${created.id})${quote(created.$metadata.requestId)}`,
@@ -86,13 +89,30 @@ export async function actOnProject(
           memory.gone = true;
           break;
         }
+        case "addMember":
+        case "changeMember":
+        case "removeMember": {
+          if (client === undefined) throw new TypeError("sharing needs a connection");
+          const context = { client, projectId, memory, now: deps.now() };
+          const refused = await actOnMember(
+            {
+              ...context,
+              event: (reason, note, requestId) => event(reason, `${note}${quote(requestId)}`, action.type),
+            },
+            action,
+          );
+          if (refused !== undefined) {
+            settleActionFailure(input, action.type, refused);
+            observed.shares = memory.shares;
+            return { object, failure: refused };
+          }
+          break;
+        }
       }
     } catch (error) {
       if (!isHostingError(error)) throw error;
-      const failure = describeFailure(
-        error,
-        `${action.type === "create" ? "creating" : action.type === "rename" ? "renaming" : "deleting"} the project`,
-      );
+      observed.shares = memory.shares;
+      const failure = describeFailure(error, doing(action));
       if (action.type === "create" && failure.uncertain) memory.uncertainCreate = true;
       if (action.type === "create") countRefusal(memory, failure);
       settleActionFailure(input, action.type, failure);
@@ -101,5 +121,21 @@ export async function actOnProject(
   }
   observed.project = memory.project;
   observed.gone = memory.gone;
+  observed.shares = memory.shares;
   return { object, failure: undefined };
+}
+
+function doing(action: ProjectAction): string {
+  switch (action.type) {
+    case "create":
+      return "creating the project";
+    case "rename":
+      return "renaming the project";
+    case "addMember":
+    case "changeMember":
+    case "removeMember":
+      return memberDoing(action);
+    default:
+      return "deleting the project";
+  }
 }

@@ -1,6 +1,6 @@
 import { appNames, finalizer, projectNames } from "../../api/meta.ts";
 import type { Project } from "../../api/project.ts";
-import { type CallOptions, isHostingError, paginate } from "../../hosting/index.ts";
+import { type CallOptions, isHostingError, paginate, type Share } from "../../hosting/index.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
 import { connectForResource } from "../shared/connect.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
@@ -34,6 +34,8 @@ export async function observeProject(
     clusterApps: [],
     serviceApps: undefined,
     requestId: project.status?.lastRequestId,
+    shares: memory.shares,
+    emailUsers: memory.emailUsers,
   };
   const result: ProjectObservation = { observed, connection: undefined, failure: undefined };
   const deleting = project.metadata.deletionTimestamp !== undefined;
@@ -49,6 +51,7 @@ export async function observeProject(
   );
   observed.project = memory.project;
   observed.gone = memory.gone;
+  observed.shares = memory.shares;
   return result;
 }
 
@@ -128,10 +131,43 @@ async function readService(
     memory.readGeneration !== generation ||
     (request !== undefined && request !== memory.servedRequest) ||
     (memory.driftDueAt !== undefined && memory.driftDueAt <= now);
-  if (!due || refuse(["projects:read"], "read the project")) return;
+  if (project.spec.members === undefined) memory.shares = undefined;
+  const sharesDue = project.spec.members !== undefined && (due || memory.shares === undefined);
   // A drift check, or the spread first read after a restart: after the user's work.
   const background = memory.readGeneration === generation && request === undefined;
   const options: CallOptions = { priority: background ? "background" : "user" };
+  if (due) {
+    if (refuse(["projects:read"], "read the project")) return;
+    await readProject(project, memory, { client, projectId, options, note });
+    memory.readGeneration = generation;
+    memory.servedRequest = reconcileRequest(project);
+    memory.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
+  }
+  // Checked before any sharing call: without projects:admin the plan stalls MissingScopes.
+  if (
+    sharesDue &&
+    !memory.gone &&
+    !refuse(["projects:admin"], "manage the project's members (spec.members)")
+  ) {
+    memory.shares = await listShares(client, projectId, options, note);
+  }
+}
+
+async function readProject(
+  project: Project,
+  memory: ProjectMemory,
+  {
+    client,
+    projectId,
+    options,
+    note,
+  }: {
+    client: Connection["client"];
+    projectId: string;
+    options: CallOptions;
+    note: (requestId: string | undefined) => void;
+  },
+): Promise<void> {
   try {
     const read = await client.getProject(projectId, options);
     note(read.$metadata.requestId);
@@ -144,9 +180,25 @@ async function readService(
     memory.project = undefined;
     memory.gone = true;
   }
-  memory.readGeneration = generation;
-  memory.servedRequest = reconcileRequest(project);
-  memory.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
+}
+
+/** Every share of the project: every page (a short page with a cursor is not the end). */
+async function listShares(
+  client: Connection["client"],
+  projectId: string,
+  options: CallOptions,
+  note: (requestId: string | undefined) => void,
+): Promise<Share[]> {
+  const resource = { type: "project", projectId } as const;
+  const shares: Share[] = [];
+  for await (const share of paginate(async (cursor) => {
+    const page = await client.listShares(resource, { ...(cursor === undefined ? {} : { cursor }) }, options);
+    note(page.$metadata.requestId);
+    return page;
+  })) {
+    shares.push(share);
+  }
+  return shares;
 }
 
 /** Apps in the cluster that still use the project: by projectRef in its namespace, or by ID anywhere. */

@@ -1,4 +1,4 @@
-import type { Me, Project as ServiceProject } from "../../hosting/index.ts";
+import type { Me, Project as ServiceProject, Share } from "../../hosting/index.ts";
 import type { Problem } from "../shared/failure.ts";
 import { newReadMemory, type ReadMemory } from "../shared/memory.ts";
 import type { Owner } from "../shared/ownership.ts";
@@ -7,10 +7,14 @@ import type { Owner } from "../shared/ownership.ts";
 export interface ProjectMemory extends ReadMemory {
   /** The project at the service as last read or answered; undefined when unknown. */
   project: ServiceProject | undefined;
+  /** The project's shares as last listed or changed; undefined when unknown or spec.members is unset. */
+  shares: Share[] | undefined;
+  /** Lower-cased emails of members added by email, and the user IDs the service answered. */
+  emailUsers: Record<string, string>;
 }
 
 export function newProjectMemory(): ProjectMemory {
-  return { ...newReadMemory(), project: undefined };
+  return { ...newReadMemory(), project: undefined, shares: undefined, emailUsers: {} };
 }
 
 /** Everything `planProject` needs besides the Project itself. */
@@ -26,6 +30,9 @@ export interface ProjectObserved {
   /** Names of apps at the service in this project (read only when deleting); undefined when not read. */
   serviceApps: string[] | undefined;
   requestId: string | undefined;
+  /** The project's shares (read only while spec.members is set); undefined when not known. */
+  shares?: Share[] | undefined;
+  emailUsers?: Record<string, string>;
   /** Creates the service refused for certain: the next create's key moves on (see `createAttempt`). */
   refusedCreates?: number;
   /** A lookup by name ran this reconcile and found no project a create of this Project may have made. */

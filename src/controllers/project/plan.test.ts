@@ -158,3 +158,76 @@ describe("planProject", () => {
     expect(conditionOf(result, "Ready")).toBe("False/Suspended");
   });
 });
+
+describe("planProject: spec.members", () => {
+  const owner = { userId: "u", email: "u@example.test", role: "owner", accountOwner: true };
+  const ann = { userId: "usr_ann", email: "ann@example.test", role: "viewer" };
+  const known = { project: atService(), shares: [owner, ann] };
+
+  it("unset: no sharing call, no status.members, shares made by hand stay", () => {
+    const result = plan(aProject({}, {}, { members: [{ userId: "old", role: "viewer" }] }), seen(known));
+    expect(result.actions).toEqual([]);
+    expect(result.status.members).toBeUndefined();
+    expect(conditionOf(result, "Ready")).toBe("True/Succeeded");
+  });
+
+  it("[]: removes every share but the owner's", () => {
+    const result = plan(aProject({ members: [] }), seen(known));
+    expect(result.actions).toEqual([{ type: "removeMember", who: "ann@example.test", userId: "usr_ann" }]);
+    expect(conditionOf(result, "Reconciling")).toBe("True/Progressing");
+    expect(getCondition(result.status.conditions, "Reconciling")?.message).toContain(
+      "remove ann@example.test",
+    );
+  });
+
+  it("matching shares: Ready, status.members lists them with the owner marked", () => {
+    const result = plan(aProject({ members: [{ email: "ann@example.test", role: "viewer" }] }), seen(known));
+    expect(result.actions).toEqual([]);
+    expect(conditionOf(result, "Ready")).toBe("True/Succeeded");
+    expect(getCondition(result.status.conditions, "Ready")?.message).toContain("shared with 1 user(s)");
+    expect(result.status.members).toEqual([
+      { userId: "u", email: "u@example.test", role: "owner", owner: true },
+      { userId: "usr_ann", email: "ann@example.test", role: "viewer" },
+    ]);
+  });
+
+  it("shares not read yet: Reconciling, no sharing call planned", () => {
+    const result = plan(
+      aProject({ members: [{ userId: "usr_ann", role: "viewer" }] }),
+      seen({ project: atService() }),
+    );
+    expect(result.actions).toEqual([]);
+    expect(getCondition(result.status.conditions, "Reconciling")?.message).toContain(
+      "reading the project's members",
+    );
+  });
+
+  it.each([
+    { case: "existing project", extra: known },
+    { case: "before the create", extra: {} },
+  ])("no projects:admin ($case) → Stalled MissingScopes naming it, nothing sent", ({ extra }) => {
+    const key = me(["projects:write"]);
+    const result = plan(
+      aProject({ members: [{ userId: "usr_bob", role: "editor" }] }),
+      seen({ ...extra, me: key }),
+    );
+    expect(result.actions).toEqual([]);
+    expect(conditionOf(result, "Stalled")).toBe("True/MissingScopes");
+    expect(getCondition(result.status.conditions, "Stalled")?.message).toContain("projects:admin");
+  });
+
+  it("demoting the owner → Stalled InvalidSpec, nothing sent", () => {
+    const result = plan(aProject({ members: [{ userId: "u", role: "editor" }] }), seen(known));
+    expect(result.actions).toEqual([]);
+    expect(conditionOf(result, "Stalled")).toBe("True/InvalidSpec");
+    expect(getCondition(result.status.conditions, "Stalled")?.message).toContain("never demotes");
+  });
+
+  it("renames and shares in one pass", () => {
+    const result = plan(
+      aProject({ displayName: "New", members: [{ userId: "usr_ann", role: "editor" }] }),
+      seen(known),
+    );
+    expect(result.actions.map((a) => a.type)).toEqual(["rename", "changeMember"]);
+  });
+});

@@ -10,6 +10,7 @@ import { createAttempt } from "../shared/memory.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import { pinnedProjects, scopeProblem } from "../shared/scopes.ts";
+import { describeMemberActions, diffMembers, type MemberAction, membersStatus } from "./members.ts";
 import type { ProjectObserved } from "./observed.ts";
 
 export type ProjectAction =
@@ -17,7 +18,8 @@ export type ProjectAction =
   | { type: "removeFinalizer" }
   | { type: "create"; name: string; idempotencyKey: string }
   | { type: "rename"; name: string }
-  | { type: "delete" };
+  | { type: "delete" }
+  | MemberAction;
 
 export interface ProjectPlan {
   actions: ProjectAction[];
@@ -31,7 +33,12 @@ const scopes: Record<ProjectAction["type"], string[]> = {
   create: ["projects:write"],
   rename: ["projects:write"],
   delete: ["projects:admin"],
+  addMember: ["projects:admin"],
+  changeMember: ["projects:admin"],
+  removeMember: ["projects:admin"],
 };
+
+const membersScopes = ["projects:admin"];
 
 /** The service's name for the project: `spec.displayName`, else `metadata.name`. */
 export function projectName(project: Project): string {
@@ -120,39 +127,68 @@ export function planProject(input: { project: Project; observed: ProjectObserved
     });
     const actions = withFinalizer([{ type: "create", name, idempotencyKey: key }]);
     return (
-      guarded(input, actions, "create the project") ??
-      result(input, actions, reconciling(Reason.Progressing, `creating project ${name}`, generation))
+      guarded(
+        input,
+        actions,
+        "create the project",
+        project.spec.members === undefined ? [] : membersScopes,
+      ) ?? result(input, actions, reconciling(Reason.Progressing, `creating project ${name}`, generation))
     );
   }
-  const actions = withFinalizer(known.name === name ? [] : [{ type: "rename", name }]);
-  return (
-    guarded(input, actions, "rename the project") ??
-    result(
-      input,
-      actions,
-      ready(
-        Reason.Succeeded,
-        quoteRequest(observed.requestId, `project ${known.name} (${known.id}) exists`),
-        generation,
-      ),
-    )
-  );
+  const members = planMembers(input);
+  if (members.problem !== undefined) return blocked(input, members.problem);
+  const renames: ProjectAction[] = known.name === name ? [] : [{ type: "rename", name }];
+  const actions = withFinalizer([...renames, ...members.actions]);
+  const exists = `project ${known.name} (${known.id}) exists`;
+  const change =
+    members.waiting !== undefined
+      ? reconciling(Reason.Progressing, `${exists}; ${members.waiting}`, generation)
+      : members.actions.length > 0
+        ? reconciling(
+            Reason.Progressing,
+            `${exists}; sharing: ${describeMemberActions(members.actions)}`,
+            generation,
+          )
+        : ready(
+            Reason.Succeeded,
+            quoteRequest(observed.requestId, `${exists}${members.summary}`),
+            generation,
+          );
+  return guarded(input, actions, "change the project") ?? result(input, actions, change);
+}
+
+/** The sharing changes spec.members asks for (none when it is unset: berth leaves sharing alone). */
+function planMembers(input: { project: Project; observed: ProjectObserved }): {
+  actions: MemberAction[];
+  problem?: Problem | undefined;
+  waiting?: string;
+  summary: string;
+} {
+  const members = input.project.spec.members;
+  const { me, shares, emailUsers } = input.observed;
+  if (members === undefined) return { actions: [], summary: "" };
+  const problem =
+    me === undefined
+      ? undefined
+      : scopeProblem(me, membersScopes, "manage the project's members (spec.members)");
+  if (problem !== undefined) return { actions: [], problem, summary: "" };
+  if (shares === undefined) return { actions: [], waiting: "reading the project's members", summary: "" };
+  const diff = diffMembers(members, { shares, keyUserId: me?.user.id, emailUsers: emailUsers ?? {} });
+  const others = shares.filter((s) => s.accountOwner !== true).length;
+  return { ...diff, summary: `; shared with ${others} user(s) as spec.members says` };
 }
 
 function guarded(
   input: { project: Project; observed: ProjectObserved; now: Date },
   actions: ProjectAction[],
   purpose: string,
+  alsoNeeded: readonly string[] = [],
 ): ProjectPlan | undefined {
   const me = input.observed.me;
   const problem =
     me === undefined
       ? undefined
-      : scopeProblem(
-          me,
-          actions.flatMap((a) => scopes[a.type]),
-          purpose,
-        );
+      : scopeProblem(me, [...actions.flatMap((a) => scopes[a.type]), ...alsoNeeded], purpose);
   return problem === undefined ? undefined : blocked(input, problem);
 }
 
@@ -169,13 +205,20 @@ function result(
   change: ConditionChange,
 ): ProjectPlan {
   const { project, observed, now } = input;
-  const previous = project.status ?? {};
+  const { members: previousMembers, ...previous } = project.status ?? {};
+  const members =
+    project.spec.members === undefined
+      ? undefined
+      : observed.shares === undefined
+        ? previousMembers
+        : membersStatus(observed.shares);
   const reconcileAt = project.spec.suspend ? previous.lastHandledReconcileAt : reconcileRequest(project);
   const status: ProjectStatus = {
     ...previous,
     ...(observed.project === undefined ? {} : { projectId: observed.project.id }),
     ...ownerToRecord(previous.owner, observed.identity, observed.project !== undefined),
     ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
+    ...(members === undefined ? {} : { members }),
     lastRequestId: observed.requestId,
     observedGeneration: project.metadata.generation ?? 0,
     conditions: applyConditionChange(previous.conditions, change, now),
