@@ -231,3 +231,14 @@ describe("planProject: spec.members", () => {
     expect(result.actions.map((a) => a.type)).toEqual(["rename", "changeMember"]);
   });
 });
+
+describe("planProject adoption", () => {
+  it.each([
+    { case: "not read yet", extra: {}, actions: [], stalled: undefined },
+    { case: "gone at the service", extra: { gone: true }, actions: [], stalled: "True/ExternalNotFound" },
+  ])("never turns an adoption into a creation: $case", ({ extra, actions, stalled }) => {
+    const result = plan(aProject({ projectId: id }), seen(extra));
+    expect(result.actions.map((a) => a.type)).toEqual(actions);
+    if (stalled !== undefined) expect(conditionOf(result, "Stalled")).toBe(stalled);
+  });
+});

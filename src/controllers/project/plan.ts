@@ -111,6 +111,20 @@ export function planProject(input: { project: Project; observed: ProjectObserved
   const known = observed.project;
   if (known === undefined) {
     if (project.status?.projectId !== undefined && !observed.gone) return result(input, [], noChange());
+    // Adoption never turns into creation: the adopted project is someone's, and it is gone.
+    const adopting = project.spec.projectId;
+    if (adopting !== undefined) {
+      if (!observed.gone) return result(input, [], noChange()); // not read yet
+      return blocked(input, {
+        stalled: true,
+        reason: Reason.ExternalNotFound,
+        message: quoteRequest(
+          observed.requestId,
+          `project ${adopting} (spec.projectId) does not exist at the service or the key can't see it; ` +
+            "check the ID, or delete this Project and create one without spec.projectId",
+        ),
+      });
+    }
     const me = observed.me;
     if (me !== undefined && pinnedProjects(me).length > 0) {
       return blocked(input, {

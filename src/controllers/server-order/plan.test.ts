@@ -518,3 +518,12 @@ describe("deletion", () => {
     expect(result.pollMs).toBe(polls.deprovisionMs);
   });
 });
+
+describe("planServerOrder never orders twice", () => {
+  it("an order already answered wins over an older ordering marker, even when the lookup found nothing", () => {
+    const object = serverOrder(approved, marker("2030-01-01T00:09:50Z"));
+    const result = plan(object, { ...estimated(object), order: order({ state: "pending" }), candidates: [] });
+    expect(result.actions.map((a) => a.type)).not.toContain("order");
+    expect(result.status.orderId).toBe("ord_1");
+  });
+});

@@ -29,13 +29,15 @@ export function planServerOrder(input: OrderPlanInput): OrderPlan {
   if (serverOrder.metadata.deletionTimestamp !== undefined) return planDeletion(input);
   if (serverOrder.spec.suspend) return result(input, [], suspended(generationOf(serverOrder)));
   if (observed.problem !== undefined) return blocked(input, observed.problem);
+  // A recorded or answered order is the order: an older "ordering" marker never leads to another.
+  const orderId = serverOrder.status?.orderId ?? observed.order?.id;
+  if (orderId !== undefined) return planPlaced(input, orderId);
   const marker = observed.refused === undefined ? orderMarker(serverOrder.status) : undefined;
   if (marker !== undefined) {
     const earlier = planEarlierAttempt(input);
     if (earlier !== undefined) return earlier;
   }
-  const orderId = serverOrder.status?.orderId ?? observed.order?.id;
-  return orderId === undefined || marker !== undefined ? planOrdering(input) : planPlaced(input, orderId);
+  return planOrdering(input);
 }
 
 /** Not approved: show the estimate and wait for spec.approved. */
