@@ -151,6 +151,35 @@ describe("Argo CD health of berth resources", () => {
     expect(await health(object)).toEqual({ status, message });
   });
 
+  it.each([
+    ["App", "Stalled", "OutputConflict", "ConfigMap web-out exists and is not berth's", "Degraded"],
+    ["App", "Stalled", "CredentialsChanged", "the key now belongs to another user", "Degraded"],
+    ["App", "Reconciling", "Moving", "moving app a1 to project p2", "Progressing"],
+    ["ServerOrder", "Reconciling", "WakeBlocked", "no capacity to wake 0xab…; retrying", "Progressing"],
+    ["Project", "Reconciling", "DependentsExist", "waiting for 1 App(s) using the project", "Progressing"],
+  ])("%s %s=True %s is %s", async (kind, type, reason, message, status) => {
+    const notYet = condition("Ready", "False", reason, message);
+    const object = {
+      ...app({ observedGeneration: 2, conditions: [notYet, condition(type, "True", reason, message)] }),
+      kind,
+    };
+    expect(await health(object)).toEqual({ status, message });
+  });
+
+  it("a hibernated ServerOrder that reached its desired power state is Healthy", async () => {
+    const hibernated = condition(
+      "Ready",
+      "True",
+      "Succeeded",
+      "2 servers hibernated (spec.power: Hibernated)",
+    );
+    const object = {
+      ...app({ observedGeneration: 2, conditions: [hibernated] }, { power: "Hibernated" }),
+      kind: "ServerOrder",
+    };
+    expect(await health(object)).toEqual({ status: "Healthy", message: hibernated.message });
+  });
+
   it("evaluates every berth kind, not only App", async () => {
     for (const kind of ["Project", "Grid", "ServerOrder"]) {
       const object = { ...app({ observedGeneration: 2, conditions: [stalled] }), kind };
