@@ -21,7 +21,24 @@ export const serverOrderSpecSchema = withRules(
       region: catalogName("Region to provision in, from the service's catalog."),
       zone: catalogName("Zone within the region, from the service's catalog.").optional(),
       instanceType: catalogName("Instance type to provision, from the service's catalog."),
-      count: z.int().min(1).max(1000).default(1).describe("Number of servers to order (1-1000)."),
+      count: z
+        .int()
+        .min(1)
+        .max(1000)
+        .default(1)
+        .describe(
+          "Number of servers (1-1000). Raising it after the order orders only the difference, after a new " +
+            "dry run and within maxHourlyCost (for all the servers) while approved is true; lowering it " +
+            "deprovisions the newest servers first, destroying their disks.",
+        ),
+      power: z
+        .enum(["On", "Hibernated"])
+        .default("On")
+        .describe(
+          'On (quote it in YAML: "On"): the servers run. Hibernated: berth hibernates them. A hibernated server keeps its disk, and the ' +
+            "disk's storage keeps costing money. Waking can fail while the provider has no capacity: berth " +
+            "then retries with backoff (Reconciling, reason WakeBlocked).",
+        ),
       approved: z
         .boolean()
         .default(false)
@@ -67,6 +84,36 @@ export const serverOrderStatusSchema = z
       .optional()
       .describe("The service's estimate from the latest dry run."),
     orderId: z.string().optional().describe("ID of the real order at the service, once placed."),
+    growthOrders: z
+      .array(
+        z
+          .object({
+            id: z.string().describe("ID of the order at the service."),
+            count: z.int().min(1).describe("Servers it ordered."),
+            generation: z.int().min(0).describe("The metadata.generation it was placed for."),
+          })
+          .describe("An order placed because spec.count grew."),
+      )
+      .max(1000)
+      .optional()
+      .describe("Orders placed after the first one because spec.count grew, oldest first."),
+    growing: z
+      .object({
+        target: z.int().min(1).describe("spec.count the growth order is for."),
+        count: z.int().min(1).describe("Servers it orders."),
+        since: z.string().describe("When the call was about to be sent."),
+      })
+      .optional()
+      .describe(
+        "A growth order call whose answer is not recorded yet: after a restart berth looks for its order " +
+          "and otherwise sends the same call again under the same Idempotency-Key.",
+      ),
+    removedCount: z.int().min(0).optional().describe("Servers deprovisioned because spec.count was lowered."),
+    removing: z
+      .array(z.string())
+      .max(1000)
+      .optional()
+      .describe("Servers berth is deprovisioning because spec.count was lowered, until they are gone."),
     phase: z
       .string()
       .optional()
@@ -79,12 +126,16 @@ export const serverOrderStatusSchema = z
           .object({
             address: z.string().describe("Address of the server (0x followed by 40 hexadecimal characters)."),
             state: z.string().optional().describe("State reported by the service."),
+            power: z
+              .string()
+              .optional()
+              .describe("Power state: On, Hibernated, Hibernating or Waking (absent in other states)."),
           })
           .describe("A server delivered by the order."),
       )
       .max(1000)
       .optional()
-      .describe("Servers delivered by the order."),
+      .describe("Servers delivered by the orders."),
   })
   .describe("Observed state of the order, written by the operator.");
 

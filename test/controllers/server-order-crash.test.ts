@@ -72,3 +72,56 @@ describe("operator killed while the real order call is in flight", () => {
     }
   });
 });
+
+describe("operator killed while the growth order call is in flight", () => {
+  const env = useOperatorEnvironment();
+  const objects = berthObjects(kubeConfig(), () => env.namespace);
+
+  it("grows by the difference exactly once after a restart", async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    const spec = {
+      csp: "native",
+      region: "eu-central",
+      zone: "eu-central-1a",
+      instanceType: "native.small",
+      count: 1,
+      approved: true,
+      maxHourlyCost: "1",
+    };
+    const placed = () => env.requests("provisionServers").filter((r) => r.status === 202 && !r.replayed);
+    const first = operatorProcess(env.namespace);
+    try {
+      await objects.create("serverorders", "batch", spec);
+      await objects.waitFor("serverorders", "batch", withCondition("Ready"), 40_000);
+      // The growth order (after its dry run) is held for 3 s under its key, then acts.
+      env.sim.injectFault({ operation: "provisionServers", latencyMs: 3000, skip: 1, times: 1 });
+      await objects.patch("serverorders", "batch", { spec: { count: 3 } });
+      await objects.waitFor("serverorders", "batch", (o) => o?.status?.growing !== undefined);
+      await sleep(500);
+      await stop(first, "SIGKILL");
+    } finally {
+      await stop(first, "SIGKILL");
+    }
+    const killed = await objects.get("serverorders", "batch");
+    expect(killed?.status?.growing).toMatchObject({ target: 3, count: 2 });
+    expect(killed?.status?.growthOrders).toBeUndefined();
+
+    const second = operatorProcess(env.namespace);
+    try {
+      const ready = await objects.waitFor(
+        "serverorders",
+        "batch",
+        (o) => withCondition("Ready")(o) && ((o?.status?.servers ?? []) as unknown[]).length === 3,
+        40_000,
+      );
+      const orders = await service.items<{ id: string; count: number }>("/servers/orders");
+      expect(orders.map((o) => o.count).sort()).toEqual([1, 2]);
+      expect(placed()).toHaveLength(2);
+      expect(ready?.status?.growing).toBeUndefined();
+      expect(ready?.status?.growthOrders).toEqual([expect.objectContaining({ count: 2 })]);
+    } finally {
+      await stop(second, "SIGTERM");
+    }
+  });
+});

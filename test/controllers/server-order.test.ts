@@ -60,7 +60,9 @@ describe("ServerOrder", () => {
     expect(conditionOf(ready, "Ordered")?.status).toBe("True");
     const servers = await service.items<ServiceServer>(`/servers?orderId=${orderId}`);
     expect(servers).toHaveLength(2);
-    expect(ready?.status?.servers).toEqual(servers.map((s) => ({ address: s.address, state: "running" })));
+    expect(ready?.status?.servers).toEqual(
+      servers.map((s) => ({ address: s.address, state: "running", power: "On" })),
+    );
     const inGrid = await service.items<ServiceServer>(`/servers?gridId=${gridId}`);
     expect(inGrid.map((s) => s.address).sort()).toEqual(servers.map((s) => s.address).sort());
     expect(placedOrders()).toHaveLength(1);
@@ -128,13 +130,23 @@ describe("ServerOrder", () => {
     await setUp();
     await objects.create("serverorders", "batch", { ...order, ...approved });
     await objects.waitFor("serverorders", "batch", withCondition("Ready"));
-    await objects.patch("serverorders", "batch", { spec: { count: 3, approved: false } });
+    await objects.patch("serverorders", "batch", { spec: { zone: "eu-central-1b" } });
     const stalled = await objects.waitFor(
       "serverorders",
       "batch",
       withCondition("Stalled", "True", "ImmutableAfterOrder"),
     );
-    expect(conditionOf(stalled, "Stalled")?.message).toContain("spec.count is 3");
+    expect(conditionOf(stalled, "Stalled")?.message).toContain("spec.zone is eu-central-1b");
+    // A count that grows while not approved only gets a dry run of the difference.
+    await objects.patch("serverorders", "batch", { spec: { zone: order.zone, count: 3, approved: false } });
+    const awaiting = await objects.waitFor(
+      "serverorders",
+      "batch",
+      withCondition("Ready", "False", "AwaitingApproval"),
+    );
+    expect(conditionOf(awaiting, "Ready")?.message).toMatch(
+      /1 more × native\.small \(0\.1560 USD for all 3\)/,
+    );
     expect(placedOrders()).toHaveLength(1);
   });
 

@@ -15,7 +15,8 @@ export interface CrdFile {
 const header = "# Generated from the zod schemas in src/api by `npm run generate`. Do not edit.\n";
 
 export function renderCrd(manifest: CrdManifest): string {
-  return header + stringify(manifest, { lineWidth: 0 });
+  // YAML 1.1 quoting: kubectl reads YAML 1.1, where a bare On (spec.power) would be a boolean.
+  return header + stringify(manifest, { lineWidth: 0, version: "1.1" });
 }
 
 /** The CRD file of every kind, as `npm run generate` writes them. */

@@ -7,6 +7,7 @@ import { quoteRequest } from "../shared/condition-changes.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { actOnCount } from "./act-count.ts";
 import { orderSettled, phaseOf } from "./desired.ts";
 import { serverOrderType } from "./kind.ts";
 import { nextReadMs } from "./observe.ts";
@@ -36,6 +37,10 @@ const doing: Record<OrderAction["type"], string> = {
   order: "placing the order",
   adopt: "adopting the order",
   deprovision: "deprovisioning the servers",
+  growOrder: "ordering more servers",
+  adoptGrowth: "adopting the growth order",
+  shrink: "deprovisioning servers for a lower spec.count",
+  power: "changing the servers' power",
 };
 
 /** The service takes at most this many addresses per deprovision request. */
@@ -56,7 +61,11 @@ export async function actOnServerOrder(
       const failure = describeFailure(error, doing[action.type]);
       // Only the service's own refusal is sure to have placed nothing (a 2xx it answered in an
       // unexpected shape is not): the next attempt is then a new order call with a new key.
-      if (action.type === "order" && error instanceof HostingApiError && error.kind === "terminal") {
+      if (
+        (action.type === "order" || action.type === "growOrder") &&
+        error instanceof HostingApiError &&
+        error.kind === "terminal"
+      ) {
         observed.refused = failure;
       }
       settleActionFailure(input, action.type, failure);
@@ -145,6 +154,12 @@ async function actOnce(input: OrderActInput, current: Current, action: OrderActi
       }
       return;
     }
+    case "growOrder":
+    case "adoptGrowth":
+    case "shrink":
+    case "power":
+      current.object = await actOnCount(input, object, action, event);
+      return;
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Order } from "../../hosting/index.ts";
-import { compareDecimal, desiredInput, reasonOfCode } from "./desired.ts";
+import { compareDecimal, desiredInput, multiplyDecimal, reasonOfCode } from "./desired.ts";
 import { ordersFromEarlierAttempt } from "./inspection.ts";
 
 describe("compareDecimal", () => {
@@ -17,6 +17,22 @@ describe("compareDecimal", () => {
   it("refuses what is not a plain decimal instead of guessing", () => {
     expect(compareDecimal("1e3", "2")).toBeUndefined();
     expect(compareDecimal("2", "-1")).toBeUndefined();
+  });
+});
+
+describe("multiplyDecimal", () => {
+  it.each([
+    ["0.0520", 4, "0.2080"],
+    ["0.052", 0, "0.000"],
+    ["3", 7, "21"],
+    ["0.0001", 3, "0.0003"],
+    ["12.50", 1000, "12500.00"],
+  ])("%s × %i is %s, exactly", (a, times, expected) => {
+    expect(multiplyDecimal(a, times)).toBe(expected);
+  });
+
+  it("refuses what is not a plain decimal", () => {
+    expect(multiplyDecimal("1e3", 2)).toBeUndefined();
   });
 });
 
@@ -39,6 +55,7 @@ describe("ordersFromEarlierAttempt", () => {
       zone: "eu-central-1a",
       instanceType: "native.small",
       count: 2,
+      power: "On",
       approved: true,
       deletionPolicy: "Delete",
       suspend: false,

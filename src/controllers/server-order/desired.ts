@@ -31,7 +31,8 @@ export function sameRequest(order: Order, input: ProvisionInput): boolean {
 }
 
 /**
- * What the spec asks for that the placed order does not have, one phrase per field. Grids are
+ * What the spec asks for that the placed order does not have, one phrase per field (spec.count may
+ * change: it grows or shrinks the servers). Grids are
  * compared only when their IDs are known, and only for additions: servers stay in the grids they
  * joined (a grid deleted since is no change), and the service joins servers to grids only when ordering.
  */
@@ -54,7 +55,6 @@ export function orderChanges(
   compare("region", spec.region, order.region);
   compare("zone", spec.zone, order.zone);
   compare("instanceType", spec.instanceType, order.instanceType);
-  compare("count", spec.count, order.count);
   const joined = new Set(order.gridIds.map((id) => id.toLowerCase()));
   const added = (gridIds ?? []).filter((id) => !joined.has(id));
   if (added.length > 0) {
@@ -79,6 +79,15 @@ export function compareDecimal(a: string, b: string): number | undefined {
   const scaled = (whole: string, fraction: string) => BigInt(whole + fraction.padEnd(digits, "0"));
   const difference = scaled(aWhole, aFraction) - scaled(bWhole, bFraction);
   return difference < 0n ? -1 : difference > 0n ? 1 : 0;
+}
+
+/** Decimal string `a` times a whole number, exactly; undefined when `a` is not a plain decimal. */
+export function multiplyDecimal(a: string, times: number): string | undefined {
+  if (!decimal.test(a.trim()) || !Number.isSafeInteger(times) || times < 0) return undefined;
+  const [whole = "0", fraction = ""] = a.trim().split(".");
+  const digits = (BigInt(whole + fraction) * BigInt(times)).toString().padStart(fraction.length + 1, "0");
+  if (fraction.length === 0) return digits;
+  return `${digits.slice(0, -fraction.length)}.${digits.slice(-fraction.length)}`;
 }
 
 /** The order has ended, one way or the other; any other state (known or not) is still in flight. */

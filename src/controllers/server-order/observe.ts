@@ -67,6 +67,9 @@ export async function observeServerOrder(
     candidates: undefined,
     refused: undefined,
     requestId: serverOrder.status?.lastRequestId,
+    growthOrders: memory.growthOrders,
+    growthCandidates: undefined,
+    power: memory.power,
   };
   const result: OrderObservation = { observed, connection: undefined, failure: undefined };
   const deleting = metadata.deletionTimestamp !== undefined;
@@ -79,6 +82,8 @@ export async function observeServerOrder(
   observed.order = memory.order;
   observed.gone = memory.gone;
   observed.servers = memory.servers;
+  observed.growthOrders = memory.growthOrders;
+  observed.power = memory.power;
   return result;
 }
 
@@ -115,6 +120,21 @@ async function readService(
       return;
     }
     observed.candidates = await findCandidates(deps, client, serverOrder, input, marker);
+  }
+  const growing = serverOrder.status?.growing;
+  if (growing !== undefined) {
+    if (!observed.grids.ok) {
+      observed.problem = observed.grids.problem;
+      return;
+    }
+    const input = { ...desiredInput(serverOrder.spec, observed.grids.gridIds), count: growing.count };
+    observed.growthCandidates = await findCandidates(
+      deps,
+      client,
+      serverOrder,
+      input,
+      new Date(growing.since),
+    );
   }
   const orderId = serverOrder.status?.orderId;
   const generation = serverOrder.metadata.generation ?? 0;
@@ -186,10 +206,90 @@ async function readOrder(
     }
     memory.servers = servers;
   }
-  memory.orderDueAt = order === undefined ? undefined : now + nextReadMs(deps, order, polls);
+  const growth = await readGrowthOrders(client, serverOrder, memory, priority, note);
+  if (memory.servers !== undefined) memory.servers = [...memory.servers, ...growth.servers];
+  checkPowerCall(deps, memory, polls);
+  const transitions = (memory.servers ?? []).some((s) => inTransition.has(s.state));
+  memory.orderDueAt =
+    order === undefined
+      ? undefined
+      : Math.min(
+          now + nextReadMs(deps, order, polls),
+          ...growth.unsettled.map((o) => now + nextReadMs(deps, o, polls)),
+          transitions ? now + polls.powerMs : Number.POSITIVE_INFINITY,
+        );
   memory.readGeneration = serverOrder.metadata.generation ?? 0;
   memory.servedRequest = reconcileRequest(serverOrder);
 }
+
+/** Server states berth looks at again soon: they end by themselves. */
+const inTransition = new Set(["hibernating", "waking", "rebooting", "deprovisioning", "retiring"]);
+
+/**
+ * The growth orders recorded in status and their servers. A settled order is not read again (it no
+ * longer changes), only its servers are listed; one the service forgot still has its servers listed.
+ */
+async function readGrowthOrders(
+  client: HostingClient,
+  serverOrder: ServerOrder,
+  memory: OrderMemory,
+  priority: "user" | "background",
+  note: (requestId: string | undefined) => void,
+): Promise<{ servers: Server[]; unsettled: Order[] }> {
+  const recorded = serverOrder.status?.growthOrders ?? [];
+  const known = new Map(memory.growthOrders.map((o) => [o.id, o]));
+  const orders: Order[] = [];
+  const servers: Server[] = [];
+  for (const { id } of recorded) {
+    let order = known.get(id);
+    if (order === undefined || !orderSettled(order)) {
+      try {
+        const read = await client.getOrder(id, { priority });
+        note(read.$metadata.requestId);
+        order = read;
+      } catch (error) {
+        if (!isHostingError(error) || error.code !== "not_found") throw error;
+        order = undefined;
+      }
+    }
+    if (order !== undefined) orders.push(order);
+    if (order?.state === "pending") continue;
+    for await (const server of paginate((cursor) =>
+      client.listServers({ orderId: id, cursor }, { priority }),
+    )) {
+      servers.push(server);
+    }
+  }
+  memory.growthOrders = orders;
+  return { servers, unsettled: orders.filter((o) => !orderSettled(o)) };
+}
+
+/**
+ * Reading the servers back after a hibernate or wake: those still in the state the call was to
+ * leave were not acted on (a wake without capacity), and are called again after a backoff.
+ */
+function checkPowerCall(deps: ControllerDeps, memory: OrderMemory, polls: OrderPolls): void {
+  const attempt = memory.power;
+  if (attempt === undefined || attempt.retryAt !== undefined || memory.servers === undefined) return;
+  const left = attempt.action === "wake" ? "hibernated" : "running";
+  const asked = new Set(attempt.addresses);
+  const stuck = memory.servers.filter((s) => asked.has(s.address) && s.state === left).map((s) => s.address);
+  if (stuck.length === 0) {
+    memory.power = undefined;
+    return;
+  }
+  const failures = attempt.failures + 1;
+  const backoffMs = Math.min(polls.powerMs * 4 * 2 ** (failures - 1), maxPowerBackoffMs);
+  memory.power = {
+    ...attempt,
+    addresses: stuck,
+    failures,
+    retryAt: deps.now() + jittered(backoffMs, deps.random),
+  };
+}
+
+/** The longest wait between two wakes the service did not act on. */
+const maxPowerBackoffMs = 5 * 60_000;
 
 /** An order in flight is read when the service says (`pollAfterSec`); a settled one at the drift check. */
 export function nextReadMs(deps: ControllerDeps, order: Order, polls: OrderPolls): number {
@@ -208,6 +308,15 @@ function attemptedInput(serverOrder: ServerOrder, observed: OrderObserved): Prov
     : undefined;
 }
 
+/** The order IDs a ServerOrder's status holds: its first order, then its growth orders. */
+function claimedOrderIds(status: unknown): string[] {
+  const { orderId, growthOrders } = (status ?? {}) as { orderId?: unknown; growthOrders?: unknown };
+  const growth = Array.isArray(growthOrders) ? growthOrders : [];
+  return [orderId, ...growth.map((entry) => (entry as { id?: unknown } | null)?.id)].filter(
+    (id): id is string => typeof id === "string",
+  );
+}
+
 /** Orders an order call with an unknown outcome may have placed (see `ordersFromEarlierAttempt`). */
 async function findCandidates(
   deps: ControllerDeps,
@@ -221,9 +330,10 @@ async function findCandidates(
       .informer(serverOrderType)
       .list()
       .filter((other) => other.metadata.uid !== serverOrder.metadata.uid)
-      .map((other) => (other.status as { orderId?: unknown } | undefined)?.orderId)
-      .filter((id): id is string => typeof id === "string"),
+      .flatMap((other) => claimedOrderIds(other.status)),
   );
+  // Growth orders, this ServerOrder's too, are never the result of another order call.
+  for (const id of claimedOrderIds(serverOrder.status)) claimed.add(id);
   // This ServerOrder's own recorded order is a failed one being replaced: never the new one.
   if (serverOrder.status?.orderId !== undefined) claimed.add(serverOrder.status.orderId);
   const orders: Order[] = [];

@@ -24,6 +24,22 @@ export interface OrderMemory {
   readGeneration: number | undefined;
   servedRequest: string | undefined;
   readySeen: boolean;
+  /** The growth orders (status.growthOrders) as last read or answered. */
+  growthOrders: Order[];
+  /** The last power call and what reading the servers back showed. */
+  power: PowerAttempt | undefined;
+}
+
+/** A hibernate or wake call, followed until the servers are listed again. */
+export interface PowerAttempt {
+  action: "hibernate" | "wake";
+  addresses: string[];
+  /** Clock time of the call. */
+  sentAt: number;
+  /** Calls in a row the service did not act on (still in the state the call was to leave). */
+  failures: number;
+  /** Set once a read-back showed the call not acted on: call again no earlier than this. */
+  retryAt: number | undefined;
 }
 
 export function newOrderMemory(): OrderMemory {
@@ -36,6 +52,8 @@ export function newOrderMemory(): OrderMemory {
     readGeneration: undefined,
     servedRequest: undefined,
     readySeen: false,
+    growthOrders: [],
+    power: undefined,
   };
 }
 
@@ -58,4 +76,10 @@ export interface OrderObserved {
   /** The service refused the real order just now (a definite answer: nothing was placed). */
   refused: Failure | undefined;
   requestId: string | undefined;
+  /** The growth orders recorded in status, as last read (none when absent). */
+  growthOrders?: Order[] | undefined;
+  /** Orders a growth call with an unknown outcome (status.growing) may have placed; undefined when not looked. */
+  growthCandidates?: Order[] | undefined;
+  /** The last power call, when one is followed. */
+  power?: PowerAttempt | undefined;
 }

@@ -25,7 +25,21 @@ export type OrderAction =
   | { type: "order"; input: ProvisionInput; idempotencyKey: string; marker: ServerOrderStatus }
   /** Take the order an earlier call placed as this ServerOrder's, recording its ID at once (no call). */
   | { type: "adopt"; order: Order }
-  | { type: "deprovision"; orderId: string; addresses: string[] };
+  | { type: "deprovision"; orderId: string; addresses: string[] }
+  /** Write `marker` (status.growing) first, order the difference, then record the growth order at once. */
+  | {
+      type: "growOrder";
+      input: ProvisionInput;
+      idempotencyKey: string;
+      marker: NonNullable<ServerOrderStatus["growing"]>;
+      /** The estimate for all the servers after the growth, written with the marker. */
+      estimate?: ServerOrderStatus["estimate"];
+    }
+  /** Record an order a growth call with a lost answer placed (no call). */
+  | { type: "adoptGrowth"; order: Order }
+  /** Record `addresses` in status.removing first, then deprovision them (spec.count was lowered). */
+  | { type: "shrink"; addresses: string[]; alreadyRecorded: boolean }
+  | { type: "power"; action: "hibernate" | "wake"; addresses: string[] };
 
 export interface OrderPlan {
   actions: OrderAction[];
@@ -41,6 +55,8 @@ export interface OrderPolls {
   orderMs: number;
   /** Servers being deprovisioned. */
   deprovisionMs: number;
+  /** Servers hibernating or waking; a wake the service did not act on is retried after a multiple of this. */
+  powerMs: number;
 }
 
 export interface OrderPlanInput {
@@ -111,7 +127,7 @@ export function result(
   const orderId = observed.order?.id ?? previous.orderId;
   const servers =
     observed.order !== undefined && observed.servers !== undefined
-      ? observed.servers.map(({ address, state }) => ({ address, state }))
+      ? observed.servers.map(({ address, state }) => ({ address, state, ...powerOf(state) }))
       : previous.servers;
   const set = [...change.set];
   if (fields.ordered !== undefined) {
@@ -131,6 +147,19 @@ export function result(
   };
   const isStalled = set.some((c) => c.type === ConditionType.Stalled && c.status === "True");
   return { actions, status, stalled: isStalled, pollMs: fields.pollMs };
+}
+
+const powerStates: Record<string, string> = {
+  running: "On",
+  hibernated: "Hibernated",
+  hibernating: "Hibernating",
+  waking: "Waking",
+};
+
+/** A server's power state for status, from the service's state (none for other states). */
+function powerOf(state: string): { power?: string } {
+  const power = powerStates[state];
+  return power === undefined ? {} : { power };
 }
 
 /**

@@ -56,6 +56,21 @@ export function planDeletion(input: OrderPlanInput): OrderPlan {
   const purpose = `deprovision the servers of order ${orderId} (or set deletionPolicy: Orphan to keep them)`;
   const missing = observed.me && scopeProblem(observed.me, ["pools:write"], purpose);
   if (missing !== undefined) return blocked(input, missing);
+  const growing = serverOrder.status?.growing;
+  if (growing !== undefined) {
+    // A growth call's answer was lost: its order's servers are deprovisioned too, once it is found.
+    const found = observed.growthCandidates;
+    if (found === undefined)
+      return result(input, [], deleting("looking for a growth order an earlier call may have placed"));
+    const [grown] = found;
+    if (found.length === 1 && grown !== undefined) {
+      return result(
+        input,
+        [{ type: "adoptGrowth", order: grown }],
+        deleting(`adopting growth order ${grown.id}`),
+      );
+    }
+  }
   const order = observed.order;
   const servers = observed.servers ?? [];
   const live = servers.filter((s) => !leaving.has(s.state));
@@ -66,6 +81,11 @@ export function planDeletion(input: OrderPlanInput): OrderPlan {
       deleting(`deprovisioning ${live.length} server(s) of order ${orderId}`),
       { phase: "Deleting", pollMs: polls.deprovisionMs },
     );
+  }
+  const growthInFlight = (observed.growthOrders ?? []).find((o) => !orderSettled(o));
+  if (growthInFlight !== undefined) {
+    const message = `waiting for growth order ${growthInFlight.id} to deliver its servers, to deprovision them`;
+    return result(input, [], deleting(message), { phase: "Deleting", pollMs: polls.orderMs });
   }
   if (order !== undefined && !orderSettled(order)) {
     const pollMs = typeof order.pollAfterSec === "number" ? order.pollAfterSec * 1000 : polls.orderMs;

@@ -11,7 +11,7 @@ import type { OrderAction, OrderPlan } from "./plan-common.ts";
 
 const now = new Date("2030-01-01T00:10:00Z");
 const gridId = "0b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
-const polls = { orderMs: 4000, deprovisionMs: 2000 };
+const polls = { orderMs: 4000, deprovisionMs: 2000, powerMs: 2000 };
 
 const catalog: Catalog = {
   regions: [{ id: "eu-central", name: "Frankfurt", csps: ["native", "aws"] }],
@@ -288,9 +288,9 @@ describe("planServerOrder", () => {
       { actions: [], ready: "False", reason: "ServersMissing", ordered: "True", phase: "Provisioned" },
     ],
     [
-      "reports a count changed after the order, ordering nothing",
+      "reports a zone changed after the order, ordering nothing",
       () =>
-        plan(serverOrder({ ...approved, count: 3 }, placed), {
+        plan(serverOrder({ ...approved, zone: "eu-central-1b" }, placed), {
           order: order(),
           servers: [server("0xa"), server("0xb")],
         }),
@@ -374,8 +374,13 @@ describe("planServerOrder", () => {
   });
 
   it("names the field changed after the order", () => {
-    const result = plan(serverOrder({ ...approved, count: 3 }, placed), { order: order(), servers: [] });
-    expect(condition(result, "Stalled")?.message).toMatch(/spec\.count is 3 but order ord_1 has 2/);
+    const result = plan(serverOrder({ ...approved, zone: "eu-central-1b" }, placed), {
+      order: order(),
+      servers: [],
+    });
+    expect(condition(result, "Stalled")?.message).toMatch(
+      /spec\.zone is eu-central-1b but order ord_1 has eu-central-1a/,
+    );
   });
 
   it("puts the estimate in status", () => {
@@ -398,8 +403,8 @@ describe("planServerOrder", () => {
       servers: [server("0xa"), server("0xb", "hibernated")],
     });
     expect(done.status.servers).toEqual([
-      { address: "0xa", state: "running" },
-      { address: "0xb", state: "hibernated" },
+      { address: "0xa", state: "running", power: "On" },
+      { address: "0xb", state: "hibernated", power: "Hibernated" },
     ]);
   });
 });

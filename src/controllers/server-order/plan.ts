@@ -19,7 +19,9 @@ import {
   result,
   withFinalizer,
 } from "./plan-common.ts";
+import { heldCount, liveServers, planCount } from "./plan-count.ts";
 import { planDeletion } from "./plan-deletion.ts";
+import { planPower } from "./plan-power.ts";
 
 type KnownEstimate = Estimate["estimate"];
 
@@ -207,7 +209,7 @@ function planPlaced(input: OrderPlanInput, orderId: string): OrderPlan {
       {
         stalled: true,
         reason: Reason.ImmutableAfterOrder,
-        message: `${changes.join("; ")}: berth never places a second order for a ServerOrder; set the spec back, or create another ServerOrder`,
+        message: `${changes.join("; ")}: these fields are fixed once ordered (only spec.count and spec.power change the servers); set the spec back, or create another ServerOrder`,
       },
       [],
       fields,
@@ -241,25 +243,52 @@ function describeProgress(
   const provisioning = servers.filter((s) => s.state === "provisioning").length;
   if (provisioning > 0)
     return waiting(`${provisioning} server(s) of order ${order.id} are still provisioning`);
-  if (servers.length < (order.count ?? input.serverOrder.spec.count)) {
+  const counted = planCount(input, order, fields);
+  if (counted !== undefined) return withoutGoneRemovals(input, counted);
+  const held = heldCount(input, order);
+  const live = liveServers(input);
+  if (live.length < held) {
     return blocked(
       input,
       {
         stalled: true,
         reason: OrderReason.ServersMissing,
         message:
-          `order ${order.id} delivered ${order.count} server(s) but ${servers.length} are listed now (removed or ` +
+          `the orders delivered ${held} server(s) but ${live.length} are listed now (removed or ` +
           "replaced at the service); berth does not order replacements: create another ServerOrder",
       },
       [],
       fields,
     );
   }
+  const powered = planPower(input, fields);
+  if (powered !== undefined) return withoutGoneRemovals(input, powered);
   const joined = order.gridIds.length === 0 ? "" : `, joined to grid ${order.gridIds.join(", ")}`;
-  return result(
+  const hibernated =
+    input.serverOrder.spec.power === "Hibernated"
+      ? "; hibernated (each keeps its disk, whose storage is still charged)"
+      : "";
+  const orders = 1 + (input.serverOrder.status?.growthOrders?.length ?? 0);
+  const delivered = orders === 1 ? `order ${order.id} delivered` : `${orders} orders delivered`;
+  return withoutGoneRemovals(
     input,
-    withFinalizer(input, []),
-    ready(Reason.Succeeded, `order ${order.id} delivered ${servers.length} server(s)${joined}`, generation),
-    fields,
+    result(
+      input,
+      withFinalizer(input, []),
+      ready(Reason.Succeeded, `${delivered} ${live.length} server(s)${joined}${hibernated}`, generation),
+      fields,
+    ),
   );
+}
+
+/** status.removing keeps only the servers still listed: the others are gone. */
+function withoutGoneRemovals(input: OrderPlanInput, plan: OrderPlan): OrderPlan {
+  const listed = input.observed.servers;
+  const removing = plan.status.removing;
+  if (listed === undefined || removing === undefined) return plan;
+  const still = new Set(listed.map((s) => s.address));
+  const kept = removing.filter((address) => still.has(address));
+  if (kept.length === removing.length) return plan;
+  const { removing: _, ...status } = plan.status;
+  return { ...plan, status: kept.length === 0 ? status : { ...status, removing: kept } };
 }

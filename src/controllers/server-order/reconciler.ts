@@ -21,6 +21,8 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
   const polls: OrderPolls = {
     orderMs: deps.settings.polls.startingMs,
     deprovisionMs: deps.settings.polls.stoppingMs,
+    // Hibernating and waking are like stopping and starting.
+    powerMs: deps.settings.polls.stoppingMs,
   };
   return kindReconciler(deps, {
     type: serverOrderType,

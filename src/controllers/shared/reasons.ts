@@ -23,6 +23,11 @@ export const Reason = {
   UpdateNotApplied: "UpdateNotApplied",
   /** An order call's outcome is unknown and berth can't tell which order (if any) is its result. */
   OrderUncertain: "OrderUncertain",
+  /**
+   * Reconciling: servers to wake did not wake, as the provider has no capacity now; berth wakes them
+   * again with backoff (capacity returns without anyone acting, so this is not Stalled).
+   */
+  WakeBlocked: "WakeBlocked",
   /** The credentials now belong to another user than the one who owns the external object. */
   CredentialsChanged: "CredentialsChanged",
 } as const;
