@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { conditionsSchema } from "./conditions.ts";
 import { credentials } from "./meta.ts";
+import { outputsSpecSchema, outputsStatusSchema } from "./outputs.ts";
 
 /** Project and app IDs at the service: 24 hexadecimal characters. */
 export function hexId(description: string) {
@@ -69,6 +70,7 @@ export const commonSpecFields = {
     .boolean()
     .default(false)
     .describe("Stop reconciling this resource. Deletion still works while suspended."),
+  outputs: outputsSpecSchema.optional(),
 };
 
 export const commonStatusFields = {
@@ -109,4 +111,5 @@ export const commonStatusFields = {
     .describe(
       "Value of the last berth.dev/reconcile-requested-at (or reconcile.fluxcd.io/requestedAt) annotation handled.",
     ),
+  outputs: outputsStatusSchema.optional(),
 };

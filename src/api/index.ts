@@ -9,6 +9,7 @@ export * from "./conditions.ts";
 export * from "./errors.ts";
 export * from "./grid.ts";
 export * from "./meta.ts";
+export * from "./outputs.ts";
 export * from "./project.ts";
 export * from "./resource.ts";
 export * from "./server-order.ts";

@@ -58,6 +58,15 @@ export const permissions: readonly Permission[] = [
       "on a credentials Secret while resources depend on it",
   },
   {
+    apiGroups: [""],
+    resources: ["configmaps"],
+    verbs: ["get", "create", "update", "delete"],
+    scope: "watched",
+    why:
+      "write the ConfigMap spec.outputs names (read first: never one it did not create) and delete its old one " +
+      "when the name changes; no list or watch",
+  },
+  {
     apiGroups: ["events.k8s.io"],
     resources: ["events"],
     verbs: ["create", "patch"],

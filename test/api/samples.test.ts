@@ -64,6 +64,13 @@ describe("deploy/samples", () => {
     expect(await get("serverorders.berth.dev/two-servers", "{.spec.gridRefs[*].name}")).toBe(grid);
     // A dry run: the sample never spends money.
     expect(await get("serverorders.berth.dev/two-servers", "{.spec.approved}")).toBe("false");
+    // The consumer reads the ConfigMap the App publishes its outputs to.
+    expect(
+      await get(
+        "deployment/hello-client",
+        "{.spec.template.spec.containers[0].env[0].valueFrom.configMapKeyRef.name}",
+      ),
+    ).toBe(await get("apps.berth.dev/hello", "{.spec.outputs.configMapName}"));
     // The default protocol applies where the sample leaves it out.
     expect(await get("apps.berth.dev/web", "{.spec.ports[0].protocol}")).toBe("http80_load_balancer");
   });

@@ -38,6 +38,11 @@ const invalid: [string, Manifest, string][] = [
     "spec.projectId in body should match '^[0-9a-fA-F]{24}$'",
   ],
   [
+    "outputs.configMapName not a ConfigMap name",
+    withSpec(app, { outputs: { configMapName: "Web_Outputs" } }),
+    "spec.outputs.configMapName must be a valid ConfigMap name",
+  ],
+  [
     "image of the wrong type",
     withSpec(app, { image: 42 }),
     'spec.image: Invalid value: "integer": spec.image in body must be of type string',

@@ -1,6 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CoreV1Api, CustomObjectsApi, EventsV1Api, KubeConfig } from "@kubernetes/client-node";
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from "@kubernetes/client-node";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operatorNamespace, serviceAccount } from "../../scripts/deploy-manifests.ts";
@@ -185,11 +192,33 @@ describe.each(installs)("the operator under the shipped RBAC, $title", (install)
           image: "docker.io/library/nginx:1.27-alpine",
           ports: [{ port: 80, protocol: "http80_load_balancer" }],
           env: [{ name: "TOKEN", valueFrom: { secretKeyRef: { name: "web-secrets", key: "token" } } }],
+          // Outputs make the operator read, write and (on a rename) delete a ConfigMap.
+          outputs: { configMapName: "web-outputs" },
         },
       },
     });
     await waitReady("apps", "web");
     expect((await readStatus("apps", "web"))?.url).toMatch(/^https:\/\//);
+    const core = admin.makeApiClient(CoreV1Api);
+    const configMap = (name: string) =>
+      core.readNamespacedConfigMap({ namespace, name }).catch(() => undefined);
+    const waitFor = async (what: string, test: () => Promise<boolean>) => {
+      for (let attempt = 0; attempt < 300 && !(await test()); attempt++) await sleep(100);
+      expect(await test(), `${what}; log:\n${logLines.join("")}`).toBe(true);
+    };
+    const url = (await readStatus("apps", "web"))?.url;
+    await waitFor("outputs written", async () => (await configMap("web-outputs"))?.data?.url === url);
+    await custom.patchNamespacedCustomObject(
+      {
+        ...api,
+        plural: "apps",
+        name: "web",
+        body: { spec: { outputs: { configMapName: "web-endpoints" } } },
+      },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    await waitFor("outputs moved", async () => (await configMap("web-endpoints"))?.data?.url === url);
+    await waitFor("old outputs deleted", async () => (await configMap("web-outputs")) === undefined);
 
     // Deletion runs the finalizer path: stop, delete at the service, remove the finalizer.
     await custom.deleteNamespacedCustomObject({ ...api, plural: "apps", name: "web" });

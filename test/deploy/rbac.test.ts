@@ -99,7 +99,7 @@ describe("the operator's RBAC on a real apiserver", () => {
 
   it("grants nothing outside the table", async () => {
     const outside = [
-      { group: "", resource: "configmaps" },
+      { group: "", resource: "services" },
       { group: "", resource: "pods" },
       { group: "", resource: "events" },
       { group: "", resource: "namespaces" },

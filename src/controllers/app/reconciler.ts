@@ -7,6 +7,7 @@ import { earliest, jittered } from "../shared/schedule.ts";
 import { type ActResult, actOnApp, appType } from "./act.ts";
 import { type AppMemory, newAppMemory } from "./memory.ts";
 import { type Observation, observeApp } from "./observe.ts";
+import { appOutputs } from "./outputs.ts";
 import { type AppPlan, planApp } from "./plan.ts";
 
 /** observe → plan → act → one status write, for one App. */
@@ -35,6 +36,7 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
         final.actions.some((action) => action.type === "claim") ? now.getTime() : undefined,
       ),
     waiting: ({ observed }) => observed.problem !== undefined,
+    outputs: appOutputs,
   });
 }
 

@@ -6,6 +6,7 @@ import { actOnGrid } from "./act.ts";
 import { gridType } from "./kind.ts";
 import { observeGrid } from "./observe.ts";
 import { newGridMemory } from "./observed.ts";
+import { gridOutputs } from "./outputs.ts";
 import { planGrid } from "./plan.ts";
 
 /** observe → plan → act → one status write, for one Grid. */
@@ -24,5 +25,6 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
     },
     dueAt: ({ memory }) => memory.driftDueAt,
     waiting: () => false,
+    outputs: gridOutputs,
   });
 }

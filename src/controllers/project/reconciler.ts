@@ -6,6 +6,7 @@ import { jittered } from "../shared/schedule.ts";
 import { actOnProject, projectType } from "./act.ts";
 import { observeProject } from "./observe.ts";
 import { newProjectMemory } from "./observed.ts";
+import { projectOutputs } from "./outputs.ts";
 import { planProject } from "./plan.ts";
 
 /** observe → plan → act → one status write, for one Project. */
@@ -27,5 +28,6 @@ export function projectReconciler(deps: ControllerDeps): Reconciler {
     },
     dueAt: ({ memory }) => memory.driftDueAt,
     waiting: ({ observed }) => observed.problem !== undefined,
+    outputs: projectOutputs,
   });
 }

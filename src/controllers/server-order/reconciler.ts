@@ -8,6 +8,7 @@ import { CatalogCache } from "./catalog.ts";
 import { serverOrderType } from "./kind.ts";
 import { type OrderObservation, observeServerOrder } from "./observe.ts";
 import { newOrderMemory, type OrderMemory } from "./observed.ts";
+import { serverOrderOutputs } from "./outputs.ts";
 import { planServerOrder } from "./plan.ts";
 import type { OrderPlan, OrderPolls } from "./plan-common.ts";
 
@@ -39,6 +40,7 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
         final.pollMs === undefined ? undefined : now.getTime() + final.pollMs,
       ),
     waiting: ({ observed }) => !observed.grids.ok,
+    outputs: serverOrderOutputs,
   });
 }
 

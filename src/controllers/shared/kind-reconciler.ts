@@ -1,17 +1,23 @@
 import type { z } from "zod";
 import type { Condition } from "../../api/conditions.ts";
 import { type KubeObject, Outcome, type Reconciler, type ResourceType } from "../../runtime/index.ts";
+import { budgetKey, budgetRequeue, learnProgress } from "./budget-gate.ts";
 import type { ControllerDeps } from "./deps.ts";
-import type { HostingAccess } from "./hosting-access.ts";
 import { ReconcileError } from "./errors.ts";
 import type { Failure, Problem } from "./failure.ts";
+import type { HostingAccess } from "./hosting-access.ts";
 import { Memory } from "./memory.ts";
+import { outputsOf, withOutputs } from "./outputs/hook.ts";
+import { type OutputSyncResult, OutputWriter } from "./outputs/writer.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { parseForReconcile } from "./parse.ts";
 import { earliest, retryAt } from "./schedule.ts";
 import { invalidSpec, withProblem, writeStatus } from "./status.ts";
 
-type WithConditions = { conditions?: Condition[] | undefined };
+type WithConditions = {
+  conditions?: Condition[] | undefined;
+  outputs?: { configMapName: string } | undefined;
+};
 
 /** The parts of a parsed resource the skeleton reads. */
 export interface Resource {
@@ -19,7 +25,9 @@ export interface Resource {
     uid?: string | undefined;
     generation?: number | undefined;
     creationTimestamp?: string | undefined;
+    annotations?: Record<string, string> | undefined;
   };
+  spec: { outputs?: { configMapName: string } | undefined };
   status?: WithConditions | undefined;
 }
 
@@ -59,7 +67,7 @@ export interface Converged<R, A, P> {
 }
 
 /** What one kind brings to the shared observe → plan → act → status skeleton. */
-export interface Kind<R extends Resource, M extends { readySeen: boolean }, O, A, P> {
+export interface Kind<R extends Resource, M extends { readySeen: boolean }, O, A, P extends BasePlan> {
   type: ResourceType;
   schema: z.ZodType<R>;
   newMemory(): M;
@@ -71,6 +79,8 @@ export interface Kind<R extends Resource, M extends { readySeen: boolean }, O, A
   dueAt(round: Round<R, M, O>, converged: Converged<R, A, P>): number | undefined;
   /** The resource waits for something in the cluster (retried after `polls.waitingMs` if its change is missed). */
   waiting(observation: O): boolean;
+  /** What the output ConfigMap (spec.outputs) holds for this status: only keys whose values are known. Pure. */
+  outputs(resource: R, status: P["status"]): Record<string, string>;
 }
 
 /**
@@ -88,6 +98,7 @@ export function kindReconciler<
   const memories = new Memory<M>(kind.newMemory);
   const informer = deps.informer(kind.type);
   const ownWrites = new OwnWrites(informer);
+  const outputWriter = new OutputWriter(deps.kube);
   // UIDs whose finalizer this controller removed: until the informer sees them gone, a queued
   // reconcile would find a stale copy and act on the external object a second time.
   const released = new Map<string, string>();
@@ -96,6 +107,8 @@ export function kindReconciler<
     if (stored === undefined) {
       memories.forget(key);
       ownWrites.forget(key);
+      deps.hosting.budget.forget(budgetKey(kind.type, key));
+      outputWriter.forget(key);
       released.delete(key);
       return Outcome.done();
     }
@@ -105,6 +118,8 @@ export function kindReconciler<
     if (!parsed.success) return invalidSpec(deps, kind.type, object, parsed.error.issues);
     const resource = parsed.data;
     const memory = memories.get(key, resource.metadata.uid ?? "");
+    const capped = budgetRequeue(deps, kind.type, object, key, resource);
+    if (capped !== undefined) return capped;
     const hosting = deps.hosting.forReconcile({
       signal: context.signal,
       resource: `${kind.type.plural}/${key}`,
@@ -119,15 +134,29 @@ export function kindReconciler<
     if (written === undefined) {
       memories.forget(key);
       ownWrites.forget(key);
+      deps.hosting.budget.forget(budgetKey(kind.type, key));
+      outputWriter.forget(key);
       if (resource.metadata.uid !== undefined) released.set(key, resource.metadata.uid);
       return Outcome.done();
     }
     if (ownWrites.record(key, object, written)) context.wrote(written);
     const { now } = round;
-    const { metadata } = converged.resource ?? resource;
+    const latest = converged.resource ?? resource;
+    const { metadata } = latest;
     const generation = metadata.generation ?? 0;
-    const status =
+    const planned =
       acted.failure === undefined ? final.status : withProblem(final.status, acted.failure, generation, now);
+    const outputs: OutputSyncResult = await outputWriter.sync(
+      outputsOf({ key, type: kind.type, object: written, resource: latest, status: planned }, kind.outputs),
+    );
+    const status = withOutputs(
+      planned,
+      outputs,
+      final.stalled || acted.failure !== undefined,
+      generation,
+      now,
+    );
+    learnProgress(deps, kind.type, key, converged.resource ?? resource, status);
     memory.readySeen = await writeStatus({
       deps,
       type: kind.type,
@@ -147,7 +176,8 @@ export function kindReconciler<
     if (failure?.retryAfterMs !== undefined && !failure.stalled)
       return Outcome.requeueAfter(failure.retryAfterMs);
     if (failure !== undefined && !failure.stalled) return Outcome.error(new ReconcileError(failure));
-    const stalled = final.stalled || failure?.stalled === true;
+    if (outputs.error !== undefined) return Outcome.error(outputs.error);
+    const stalled = final.stalled || failure?.stalled === true || outputs.problem !== undefined;
     const next = earliest(
       kind.dueAt(round, converged),
       retryAt(deps.settings, now, stalled, kind.waiting(observation)),

@@ -10,7 +10,10 @@ export const Reason = {
   CredentialsRejected: "CredentialsRejected",
   /** The account is frozen: the service refuses every change. */
   AccountFrozen: "AccountFrozen",
-  /** The user's role on the project or app is too low (e.g. an editor deleting). */
+  /**
+   * The user's role on the project or app is too low (e.g. an editor deleting), or the operator's
+   * RBAC refuses a write it needs (the spec.outputs ConfigMap).
+   */
   Forbidden: "Forbidden",
   /** The object to adopt (spec.appId / spec.projectId) does not exist or is not visible to the key. */
   ExternalNotFound: "ExternalNotFound",
@@ -30,5 +33,7 @@ export const Reason = {
   WakeBlocked: "WakeBlocked",
   /** The credentials now belong to another user than the one who owns the external object. */
   CredentialsChanged: "CredentialsChanged",
+  /** spec.outputs.configMapName names a ConfigMap berth did not create for this resource: berth never overwrites it. */
+  OutputConflict: "OutputConflict",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];

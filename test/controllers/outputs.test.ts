@@ -1,0 +1,210 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { CoreV1Api, type V1ConfigMap } from "@kubernetes/client-node";
+import { describe, expect, it } from "vitest";
+import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
+import { kubeConfig, kubeconfigPath } from "../support/kube.ts";
+import { hasCondition, sleep, until, useOperatorEnvironment } from "./support.ts";
+
+const run = promisify(execFile);
+const ready = "berth.dev/ready";
+
+/**
+ * spec.outputs.configMapName: berth writes a ConfigMap other workloads consume, owned by the
+ * resource, marked ready only while the resource is Ready, and never one berth did not create.
+ * (The test control plane runs no garbage collector: the ownerReference is what deletion relies on.)
+ */
+describe("outputs for other workloads", () => {
+  const env = useOperatorEnvironment();
+  const objects = berthObjects(kubeConfig(), () => env.namespace);
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+
+  async function readConfigMap(name: string): Promise<V1ConfigMap | undefined> {
+    try {
+      return await core.readNamespacedConfigMap({ name, namespace: env.namespace });
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function waitForConfigMap(name: string, test: (configMap: V1ConfigMap | undefined) => boolean) {
+    let last: V1ConfigMap | undefined;
+    await until(
+      async () => {
+        last = await readConfigMap(name);
+        return test(last);
+      },
+      `ConfigMap ${name}: last ${JSON.stringify(last)}`,
+    );
+    return last;
+  }
+
+  it("App Ready: url, IDs and one address per port, marked ready, owned by the App; renamed: the old one goes", async () => {
+    await env.setUp();
+    await env.startOperator();
+    await env.create("projects", "demo", {});
+    // As a CI job would, from before the App exists: wait for the ConfigMap, then for its ready label.
+    const kubectlWait = (condition: string) =>
+      run(
+        "kubectl",
+        [
+          "--kubeconfig",
+          kubeconfigPath(),
+          "-n",
+          env.namespace,
+          "wait",
+          "configmap/web-outputs",
+          condition,
+          "--timeout=30s",
+        ],
+        { timeout: 40_000 },
+      );
+    const waited = kubectlWait("--for=create").then(() =>
+      kubectlWait("--for=jsonpath={.metadata.labels.berth\\.dev/ready}=true"),
+    );
+    await sleep(1000);
+    await env.create("apps", "web", {
+      projectRef: { name: "demo" },
+      image: "nginx:1.27",
+      ports: [{ port: 80, protocol: "http80_load_balancer" }],
+      outputs: { configMapName: "web-outputs" },
+    });
+    const app = await env.waitFor("apps", "web", hasCondition("Ready"));
+    expect((await waited).stdout).toContain("condition met");
+    const configMap = await waitForConfigMap("web-outputs", (c) => c?.metadata?.labels?.[ready] === "true");
+    expect(configMap?.data).toEqual({
+      url: app?.status?.url,
+      appId: app?.status?.appId,
+      projectId: app?.status?.projectId,
+      "address-80": app?.status?.url,
+    });
+    expect(app?.status?.url).toMatch(/^https:\/\//);
+    expect(configMap?.metadata?.annotations?.[ready]).toBe("true");
+    expect(configMap?.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({
+        apiVersion: "berth.dev/v1alpha1",
+        kind: "App",
+        name: "web",
+        uid: app?.metadata.uid,
+        controller: true,
+      }),
+    ]);
+    expect(app?.status?.outputs).toEqual({ configMapName: "web-outputs" });
+
+    // A reconcile that changes no output writes nothing.
+    const version = configMap?.metadata?.resourceVersion;
+    await env.patch("apps", "web", { metadata: { annotations: { note: "touch" } } });
+    await sleep(1000);
+    expect((await readConfigMap("web-outputs"))?.metadata?.resourceVersion).toBe(version);
+
+    await env.patch("apps", "web", { spec: { outputs: { configMapName: "web-endpoints" } } });
+    const renamed = await waitForConfigMap("web-endpoints", (c) => c?.data?.url === app?.status?.url);
+    expect(renamed?.metadata?.labels?.[ready]).toBe("true");
+    await until(async () => (await readConfigMap("web-outputs")) === undefined, "the old ConfigMap deleted");
+    await env.waitFor("apps", "web", (a) => a?.status?.outputs?.configMapName === "web-endpoints");
+
+    // Deleted: the garbage collector removes the ConfigMap through its controller reference.
+    await env.remove("apps", "web");
+    await env.waitFor("apps", "web", (a) => a === undefined);
+    expect((await readConfigMap("web-endpoints"))?.metadata?.ownerReferences?.[0]?.uid).toBe(
+      app?.metadata.uid,
+    );
+  });
+
+  it("a ConfigMap berth did not create is never overwritten: Stalled OutputConflict until it is gone", async () => {
+    await env.setUp();
+    await core.createNamespacedConfigMap({
+      namespace: env.namespace,
+      body: { metadata: { name: "taken" }, data: { projectId: "someone else's" } },
+    });
+    await env.startOperator();
+    await objects.create("projects", "demo", { outputs: { configMapName: "taken" } });
+    const stalled = await objects.waitFor(
+      "projects",
+      "demo",
+      withCondition("Stalled", "True", "OutputConflict"),
+    );
+    expect(conditionOf(stalled, "Ready")?.status).toBe("False");
+    expect(conditionOf(stalled, "Stalled")?.message).toContain("ConfigMap taken already exists");
+    expect(conditionOf(stalled, "Stalled")?.message).toContain("spec.outputs.configMapName");
+    expect(stalled?.status?.projectId).toMatch(/^[0-9a-f]{24}$/);
+    await env.waitForEvent("demo", "OutputConflict");
+    const untouched = await readConfigMap("taken");
+    expect(untouched?.data).toEqual({ projectId: "someone else's" });
+    expect(untouched?.metadata?.ownerReferences).toBeUndefined();
+    expect(untouched?.metadata?.labels).toBeUndefined();
+
+    await core.deleteNamespacedConfigMap({ name: "taken", namespace: env.namespace });
+    const recovered = await objects.waitFor("projects", "demo", withCondition("Ready"));
+    expect(conditionOf(recovered, "Stalled")).toBeUndefined();
+    const written = await waitForConfigMap("taken", (c) => c?.metadata?.labels?.[ready] === "true");
+    expect(written?.data).toEqual({ projectId: recovered?.status?.projectId });
+  });
+
+  it("not Ready: the ConfigMap holds only what is known and no ready mark; Ready adds both", async () => {
+    await env.setUp();
+    await env.startOperator();
+    await objects.create("projects", "later", {
+      credentialsRef: { name: "not-yet" },
+      outputs: { configMapName: "later-outputs" },
+    });
+    await objects.waitFor("projects", "later", withCondition("Stalled", "True", "CredentialsNotFound"));
+    const waiting = await waitForConfigMap("later-outputs", (c) => c !== undefined);
+    expect(waiting?.data).toBeUndefined();
+    expect(waiting?.metadata?.labels?.[ready]).toBeUndefined();
+    expect(waiting?.metadata?.annotations?.[ready]).toBeUndefined();
+
+    await objects.patch("projects", "later", { spec: { credentialsRef: null } });
+    const project = await objects.waitFor("projects", "later", withCondition("Ready"));
+    const done = await waitForConfigMap("later-outputs", (c) => c?.metadata?.labels?.[ready] === "true");
+    expect(done?.data).toEqual({ projectId: project?.status?.projectId });
+  });
+
+  it("Grid and ServerOrder: gridId; orderId, servers one a line and their count", async () => {
+    await env.setUp();
+    await env.startOperator();
+    await objects.create("grids", "pool", { outputs: { configMapName: "pool-outputs" } });
+    await objects.create("serverorders", "batch", {
+      csp: "native",
+      region: "eu-central",
+      zone: "eu-central-1a",
+      instanceType: "native.small",
+      count: 2,
+      approved: true,
+      maxHourlyCost: "0.20",
+      gridRefs: [{ name: "pool" }],
+      outputs: { configMapName: "batch-outputs" },
+    });
+    const grid = await objects.waitFor("grids", "pool", withCondition("Ready"));
+    const gridOutputs = await waitForConfigMap(
+      "pool-outputs",
+      (c) => c?.metadata?.labels?.[ready] === "true",
+    );
+    expect(gridOutputs?.data).toEqual({ gridId: grid?.status?.gridId });
+
+    const order = await objects.waitFor("serverorders", "batch", withCondition("Ready"), 30_000);
+    const servers = (order?.status?.servers as { address: string }[] | undefined) ?? [];
+    expect(servers).toHaveLength(2);
+    const orderOutputs = await waitForConfigMap(
+      "batch-outputs",
+      (c) => c?.metadata?.labels?.[ready] === "true",
+    );
+    expect(orderOutputs?.data).toEqual({
+      orderId: order?.status?.orderId,
+      servers: servers.map((s) => s.address).join("\n"),
+      count: "2",
+    });
+  });
+
+  it("without spec.outputs nothing is written", async () => {
+    await env.setUp();
+    await env.startOperator();
+    await objects.create("projects", "plain", {});
+    const project = await objects.waitFor("projects", "plain", withCondition("Ready"));
+    expect(project?.status?.outputs).toBeUndefined();
+    const list = await core.listNamespacedConfigMap({ namespace: env.namespace });
+    expect(
+      list.items.filter((c) => c.metadata?.labels?.["app.kubernetes.io/managed-by"] === "berth"),
+    ).toEqual([]);
+  });
+});
