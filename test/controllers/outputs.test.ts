@@ -196,6 +196,22 @@ describe("outputs for other workloads", () => {
     });
   });
 
+  it("after an operator restart the ConfigMap is left as it is: no change its watchers would see", async () => {
+    await env.setUp();
+    const first = await env.startOperator();
+    await objects.create("projects", "demo", { outputs: { configMapName: "demo-outputs" } });
+    await objects.waitFor("projects", "demo", withCondition("Ready"));
+    const written = await waitForConfigMap("demo-outputs", (c) => c?.metadata?.labels?.[ready] === "true");
+    await first.stop();
+    await env.startOperator();
+    // The new operator reconciles every resource it finds; a changed value would show at once.
+    await objects.patch("projects", "demo", { metadata: { annotations: { note: "after restart" } } });
+    await sleep(1500);
+    const after = await readConfigMap("demo-outputs");
+    expect(after?.metadata?.resourceVersion).toBe(written?.metadata?.resourceVersion);
+    expect(after?.data).toEqual(written?.data);
+  });
+
   it("without spec.outputs nothing is written", async () => {
     await env.setUp();
     await env.startOperator();
