@@ -12,7 +12,12 @@ import {
 import { type Clock, createSystemClock } from "./clock.ts";
 import { HostingResponseInvalidError } from "./errors.ts";
 import type { RateLimiter } from "./limiter.ts";
-import { type LimiterDefaults, LimiterRegistry, type LimiterTuning } from "./limiter-registry.ts";
+import {
+  documentedLimits,
+  type LimiterDefaults,
+  LimiterRegistry,
+  type LimiterTuning,
+} from "./limiter-registry.ts";
 import type * as m from "./models.ts";
 import type { HostingObserver } from "./observer.ts";
 import { type CallKind, type Route, routes } from "./routes.ts";
@@ -143,6 +148,12 @@ function operations(core: ClientCore, scope: CallScope) {
      * reconcile's abort signal, a count of what one resource spends.
      */
     scoped: (next: CallScope) => operations(core, next),
+
+    /** The credential's rate limit: requests per window, as the service last said. */
+    rateLimit: () => ({
+      limit: credentialLimiter.limit,
+      windowMs: options.limits?.windowMs ?? documentedLimits.windowMs,
+    }),
 
     /** Who the credential belongs to; also attaches the user's shared rate limiter from now on. */
     async getMe(o?: CallOptions): Promise<WithMetadata<m.Me>> {

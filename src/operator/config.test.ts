@@ -15,6 +15,7 @@ describe("operator configuration", () => {
       backgroundReserve: 0.1,
       defaultCredentials: undefined,
       driftInterval: 600_000,
+      resourceBudgetShare: 0.2,
       shutdownGrace: 20_000,
       stuckAfter: 300_000,
       logLevel: "info",

@@ -77,6 +77,11 @@ export const operatorConfigSchema = z.object({
   backgroundReserve: percentage.prefault("10%"),
   defaultCredentials: secretRef.prefault(""),
   driftInterval: duration.prefault("10m"),
+  /**
+   * The most of a key's rate-limit budget per window (a minute at the service) one resource may
+   * spend without progress; beyond it, its reconciles wait. 0 turns the cap off.
+   */
+  resourceBudgetShare: percentage.prefault("20%"),
   /** How long a stop lets reconciles in flight finish before abandoning their hosting calls. */
   shutdownGrace: duration.prefault("20s"),
   /** /healthz fails when a controller's keys wait and its workers took or finished nothing for this long. */

@@ -4,6 +4,7 @@ import { type ControllerSettings, defaultSettings } from "../controllers/shared/
 import { HostingAccess } from "../controllers/shared/hosting-access.ts";
 import { IdentityCache } from "../controllers/shared/identity.ts";
 import { createResourceMetrics } from "../controllers/shared/metrics.ts";
+import { ResourceBudget } from "../controllers/shared/resource-budget.ts";
 import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
 import {
   type ClusterAccess,
@@ -114,6 +115,7 @@ export async function startOperator(
       logger,
     }),
     new IdentityCache(),
+    new ResourceBudget(config.resourceBudgetShare, Date.now),
   );
   const recorder = new EventRecorder({ sink: kubeEventSink(kube), logger, reportingInstance: identity });
   const resourceMetrics = createResourceMetrics(registry);

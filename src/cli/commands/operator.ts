@@ -60,6 +60,10 @@ export const operatorCommand = defineCommand({
         "namespace/name of the default credentials Secret; empty disables the fallback (default: none)",
     },
     "drift-interval": { description: 'how often each external object is re-read (default "10m")' },
+    "resource-budget-share": {
+      description:
+        'most of a key\'s rate-limit budget per minute one resource may spend without progress (a new generation, a status it had not reached lately); beyond it, its reconciles wait and a BudgetCapped Warning event is recorded; 0: no cap (default "20%")',
+    },
     "shutdown-grace": {
       description:
         'how long a stop waits for reconciles in flight before abandoning their hosting calls; keep it below the pod\'s terminationGracePeriodSeconds (default "20s")',
@@ -85,6 +89,7 @@ export const operatorCommand = defineCommand({
       backgroundReserve: z.string().optional(),
       defaultCredentials: z.string().optional(),
       driftInterval: z.string().optional(),
+      resourceBudgetShare: z.string().optional(),
       shutdownGrace: z.string().optional(),
       stuckAfter: z.string().optional(),
       logLevel: z.string().optional(),

@@ -1,6 +1,7 @@
-import type { CallScope, HostingClient, HostingClientCache, Me } from "../../hosting/index.ts";
+import type { HostingClient, HostingClientCache, Me } from "../../hosting/index.ts";
 import type { Credentials } from "./credentials.ts";
 import type { IdentityCache } from "./identity.ts";
+import { ResourceBudget } from "./resource-budget.ts";
 
 /** A client for one credential and what the service says that credential may do. */
 export interface Connection {
@@ -16,25 +17,44 @@ export interface ReconcileScope {
   resource: string;
 }
 
-/** The operator's way to the service: one client per credential, and its cached identity. */
+/**
+ * The operator's way to the service: one client per credential, its cached identity, and what each
+ * resource spent of its key's budget.
+ */
 export class HostingAccess {
   readonly #clients: HostingClientCache;
   readonly #identities: IdentityCache;
-  readonly #scope: CallScope;
+  /** Per (credential, resource): no resource spends more than its share of a key without progress. */
+  readonly budget: ResourceBudget;
+  readonly #scope: ReconcileScope | undefined;
 
-  constructor(clients: HostingClientCache, identities: IdentityCache, scope: CallScope = {}) {
+  constructor(
+    clients: HostingClientCache,
+    identities: IdentityCache,
+    budget: ResourceBudget = new ResourceBudget(0, Date.now),
+    scope?: ReconcileScope,
+  ) {
     this.#clients = clients;
     this.#identities = identities;
+    this.budget = budget;
     this.#scope = scope;
   }
 
-  /** The access one reconcile uses: its calls carry the reconcile's signal. */
+  /** The access one reconcile uses: its calls carry the reconcile's signal and count against its resource. */
   forReconcile(scope: ReconcileScope): HostingAccess {
-    return new HostingAccess(this.#clients, this.#identities, { signal: scope.signal });
+    return new HostingAccess(this.#clients, this.#identities, this.budget, scope);
   }
 
   async connect(credentials: Credentials): Promise<Connection> {
-    const client = this.#clients.get(credentials.baseUrl, credentials.apiKey).scoped(this.#scope);
+    const shared = this.#clients.get(credentials.baseUrl, credentials.apiKey);
+    const scope = this.#scope;
+    const client =
+      scope === undefined
+        ? shared
+        : shared.scoped({
+            signal: scope.signal,
+            onSend: () => this.budget.spend(scope.resource, shared.credentialId, shared.rateLimit()),
+          });
     return { client, me: await this.#identities.get(client) };
   }
 

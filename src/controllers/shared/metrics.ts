@@ -1,4 +1,4 @@
-import { Gauge, Histogram, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import { type Condition, ConditionType, getCondition } from "../../api/conditions.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 
@@ -10,6 +10,8 @@ export interface ResourceMetrics {
   track(kind: string, list: () => readonly KubeObject[]): void;
   /** A resource became Ready for the first time (as far as this process saw). */
   observeFirstReady(kind: string, seconds: number): void;
+  /** A reconcile was put off: its resource spent its share of the key's budget without progress. */
+  budgetCapped(kind: string): void;
 }
 
 const firstReadyBuckets = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600];
@@ -41,9 +43,16 @@ export function createResourceMetrics(registry: Registry): ResourceMetrics {
     buckets: firstReadyBuckets,
     registers: [registry],
   });
+  const capped = new Counter({
+    name: "berth_resource_budget_capped_total",
+    help: "Reconciles put off because their resource spent its share of the key's budget without progress",
+    labelNames: ["kind"],
+    registers: [registry],
+  });
   return {
     track: (kind, list) => tracked.set(kind, list),
     observeFirstReady: (kind, seconds) => firstReady.observe({ kind }, seconds),
+    budgetCapped: (kind) => capped.inc({ kind }),
   };
 }
 

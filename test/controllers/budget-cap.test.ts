@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { hasCondition, sleep, useOperatorEnvironment } from "./support.ts";
+
+// Issue "Never wedge": no resource spends more than its share of a key's budget (20 % per minute)
+// without progress. An App whose create always fails loops on its key; past its share it waits,
+// and a Project on the same key still gets Ready.
+
+describe("per-resource budget cap", () => {
+  const env = useOperatorEnvironment();
+
+  it("caps a resource looping on a failing call while another resource on the key gets Ready", async () => {
+    await env.setUp();
+    // A key allowed 20 calls a minute: one resource's 20 % share is 4 calls.
+    await env.startOperator({ hosting: { limits: { perCredential: 20 } } }, "10m", {
+      resourceBudgetShare: "20%",
+    });
+    await env.create("projects", "a", {});
+    await env.waitFor("projects", "a", hasCondition("Ready"));
+    env.sim.injectFault({ operation: "createApp", status: 503 });
+    await env.create("apps", "looping", { projectRef: { name: "a" }, image: "nginx:1.27" });
+    await env.waitForEvent("looping", "BudgetCapped");
+    const loopCalls = () => env.requests("createApp").length + env.requests("listApps").length;
+    const atCap = loopCalls();
+    expect(atCap).toBeGreaterThanOrEqual(4);
+    expect(atCap).toBeLessThanOrEqual(8);
+
+    await env.create("projects", "b", {});
+    await env.waitFor("projects", "b", hasCondition("Ready"), 15_000);
+    await sleep(3_000);
+    // Capped until the oldest of its calls leaves the minute: no call meanwhile.
+    expect(loopCalls()).toBe(atCap);
+    expect((await env.eventReasons("looping")).filter((r) => r === "BudgetCapped")).toHaveLength(1);
+  });
+});
