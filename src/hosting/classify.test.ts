@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { HttpTimeoutError } from "../http/client.ts";
 import { effectOfStatus, kindOf, mayRepeat, networkFailureOf } from "./classify.ts";
 
 describe("error classification", () => {
@@ -31,11 +32,12 @@ describe("error classification", () => {
   it("tells a refused connection (nothing sent) from a lost one (maybe acted on)", () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
     const wrapped = new Error("fetch failed", { cause: refused });
-    const reset = Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
-    const slow = Object.assign(new Error("Headers Timeout Error"), { code: "UND_ERR_HEADERS_TIMEOUT" });
+    const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
     expect(networkFailureOf(refused)).toBe("connect_failed");
     expect(networkFailureOf(wrapped)).toBe("connect_failed");
+    expect(networkFailureOf(new HttpTimeoutError("connect_timeout", 5000))).toBe("connect_failed");
     expect(networkFailureOf(reset)).toBe("connection_lost");
-    expect(networkFailureOf(slow)).toBe("timeout");
+    expect(networkFailureOf(new HttpTimeoutError("headers_timeout", 5000))).toBe("timeout");
+    expect(networkFailureOf(new HttpTimeoutError("body_timeout", 5000))).toBe("timeout");
   });
 });

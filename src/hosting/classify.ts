@@ -33,7 +33,7 @@ export function mayRepeat(kind: HostingErrorKind): boolean {
   return kind === "retryable";
 }
 
-/** Error codes (from Node and undici) raised before a request leaves: the service saw nothing. */
+/** Error codes (from Node and src/http) raised before a request leaves: the service saw nothing. */
 const connectCodes = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
@@ -41,10 +41,10 @@ const connectCodes = new Set([
   "EHOSTUNREACH",
   "ENETUNREACH",
   "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
+  "connect_timeout",
 ]);
 
-const timeoutCodes = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+const timeoutCodes = new Set(["headers_timeout", "body_timeout"]);
 
 export type NetworkFailure = "connect_failed" | "timeout" | "connection_lost";
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createHostingClient, type HostingClient, type HostingClientOptions } from "./client.ts";
 import { createSystemClock } from "./clock.ts";
 import { LimiterRegistry } from "./limiter-registry.ts";
-import { createUndiciTransport, parseBaseUrl, type Transport } from "./transport.ts";
+import { createHttpTransport, parseBaseUrl, type Transport } from "./transport.ts";
 
 export type HostingClientCacheOptions = Omit<
   HostingClientOptions,
@@ -32,7 +32,7 @@ export function createHostingClientCache(options: HostingClientCacheOptions = {}
       if (client === undefined) {
         let transport = transports.get(base);
         if (transport === undefined) {
-          transport = createUndiciTransport(base, options.transportOptions);
+          transport = createHttpTransport(base, options.transportOptions);
           transports.set(base, transport);
         }
         client = createHostingClient({ ...options, clock, baseUrl: base, apiKey, limiters, transport });

@@ -116,7 +116,7 @@ describe("retries", () => {
   });
 
   it("never repeats a restart that may have happened: the error is uncertain", async () => {
-    const transport = scripted([networkError("UND_ERR_HEADERS_TIMEOUT"), json(202, status)]);
+    const transport = scripted([networkError("headers_timeout"), json(202, status)]);
     const error = await settled(client(transport).restartApp(projectId, appId)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HostingError);
     expect(error).toMatchObject({ code: "timeout", kind: "uncertain" });
@@ -137,7 +137,7 @@ describe("retries", () => {
   });
 
   it.each([
-    ["a dropped response", networkError("UND_ERR_SOCKET"), "connection_lost"],
+    ["a dropped response", networkError("ECONNRESET"), "connection_lost"],
     ["a 502", failure("bad_gateway", 502), "bad_gateway"],
   ])(
     "never repeats a keyed create after %s: the caller looks the object up first (rule 7)",

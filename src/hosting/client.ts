@@ -22,7 +22,7 @@ import type * as m from "./models.ts";
 import type { HostingObserver } from "./observer.ts";
 import { type CallKind, type Route, routes } from "./routes.ts";
 import { shareOperations } from "./sharing.ts";
-import { createUndiciTransport, type Transport, type TransportOptions } from "./transport.ts";
+import { createHttpTransport, type Transport, type TransportOptions } from "./transport.ts";
 
 export interface HostingClientOptions {
   /** The service's base URL, ending in the version prefix, e.g. `https://api.example.com/v1`. */
@@ -71,7 +71,7 @@ export function createHostingClient(options: HostingClientOptions) {
   }
   const clock = options.clock ?? createSystemClock();
   const limiters = options.limiters ?? new LimiterRegistry(clock, options.limits, options.limiterTuning);
-  const transport = options.transport ?? createUndiciTransport(options.baseUrl, options.transportOptions);
+  const transport = options.transport ?? createHttpTransport(options.baseUrl, options.transportOptions);
   const credentialId = credentialIdOf(options.apiKey);
   const credentialLimiter = limiters.forCredential(credentialId);
   const user: { limiter: RateLimiter | undefined } = { limiter: undefined };

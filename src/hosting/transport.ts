@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { Pool } from "undici";
+import { createAgent, readText, send } from "../http/client.ts";
 
 export interface HttpRequest {
   method: "GET" | "POST" | "PATCH" | "DELETE";
@@ -30,29 +30,33 @@ export interface TransportOptions {
   keepAliveTimeoutMs?: number;
 }
 
-/** A keep-alive undici Pool for one base URL (e.g. `https://host/v1`); request paths go below it. */
-export function createUndiciTransport(baseUrl: string, options: TransportOptions = {}): Transport {
+/** Keep-alive connections to one base URL (e.g. `https://host/v1`); request paths go below it. */
+export function createHttpTransport(baseUrl: string, options: TransportOptions = {}): Transport {
   const url = parseBaseUrl(baseUrl);
   const basePath = url.pathname.replace(/\/+$/, "");
-  const pool = new Pool(url.origin, {
-    connections: options.connections ?? 16,
-    keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
-    connect: { timeout: options.connectTimeoutMs ?? 5_000 },
+  const agent = createAgent(url, {
+    maxSockets: options.connections ?? 16,
+    idleTimeoutMs: options.keepAliveTimeoutMs ?? 30_000,
   });
   return {
     async send(request) {
-      const response = await pool.request({
+      const response = await send(agent, new URL(`${basePath}${request.path}`, url.origin), {
         method: request.method,
-        path: `${basePath}${request.path}`,
         headers: request.headers,
         body: request.body,
-        headersTimeout: request.timeoutMs,
-        bodyTimeout: request.timeoutMs,
         signal: request.signal,
+        connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+        headersTimeoutMs: request.timeoutMs,
       });
-      return { status: response.statusCode, headers: response.headers, body: await response.body.text() };
+      return {
+        status: response.statusCode ?? 0,
+        headers: response.headers,
+        body: await readText(response, request.timeoutMs),
+      };
     },
-    close: () => pool.close(),
+    async close() {
+      agent.destroy();
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { Agent, type Dispatcher, request } from "undici";
+import type { Agent, IncomingMessage } from "node:http";
 import { z } from "zod";
+import { createAgent, readText, retire, send } from "../http/client.ts";
 import {
   type ClusterAccess,
   type Connection,
@@ -37,7 +38,7 @@ const statusSchema = z.looseObject({
 const defaultTimeoutMs = 30_000;
 
 /**
- * A small Kubernetes REST client over undici. client-node's generated clients build a new
+ * A small Kubernetes REST client over node's HTTP/1.1 client. client-node's generated clients build a new
  * connection pool per call; this keeps one per cluster and credentials. Its settings come from a
  * ConnectionSource (the operator's: a kubeconfig loaded in a worker, see kubeconfig.ts) or an
  * in-process client-node KubeConfig; a 401 tells the source, which loads fresh credentials, and the
@@ -56,13 +57,14 @@ export class KubeClient {
     const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
     let response = await this.#send(method, path, options, timeoutMs);
     if (response.statusCode === 401) {
-      await readBody(response, method, path);
+      await readBody(response, method, path, timeoutMs);
       this.#source.refused();
       response = await this.#send(method, path, options, timeoutMs);
     }
-    const text = await readBody(response, method, path);
-    if (response.statusCode === 401) this.#source.refused();
-    if (response.statusCode >= 300) throw apiError(response.statusCode, method, path, text);
+    const status = response.statusCode ?? 0;
+    const text = await readBody(response, method, path, timeoutMs);
+    if (status === 401) this.#source.refused();
+    if (status >= 300) throw apiError(status, method, path, text);
     return text === "" ? undefined : parseJson(text, method, path);
   }
 
@@ -72,15 +74,16 @@ export class KubeClient {
    */
   async *stream(path: string, query: Query, signal: AbortSignal): AsyncGenerator<string> {
     const response = await this.#send("GET", path, { query, signal }, 0);
-    if (response.statusCode === 401) this.#source.refused();
-    if (response.statusCode !== 200) {
-      throw apiError(response.statusCode, "GET", path, await readBody(response, "GET", path));
+    const status = response.statusCode ?? 0;
+    if (status === 401) this.#source.refused();
+    if (status !== 200) {
+      throw apiError(status, "GET", path, await readBody(response, "GET", path, defaultTimeoutMs));
     }
     // A multi-byte character can straddle two chunks: decode in streaming mode.
     const decoder = new TextDecoder();
     let buffered = "";
     try {
-      for await (const chunk of response.body) {
+      for await (const chunk of response as AsyncIterable<Buffer>) {
         buffered += decoder.decode(chunk, { stream: true });
         let newline = buffered.indexOf("\n");
         while (newline >= 0) {
@@ -93,17 +96,22 @@ export class KubeClient {
     } catch (error) {
       throw transportError("GET", path, error);
     } finally {
-      response.body.destroy();
+      response.destroy();
     }
   }
 
   async close(): Promise<void> {
     const current = this.#dispatcher;
     this.#dispatcher = undefined;
-    await current?.agent.destroy();
+    current?.agent.destroy();
   }
 
-  async #send(method: HttpMethod, path: string, options: CallOptions, bodyTimeoutMs: number) {
+  async #send(
+    method: HttpMethod,
+    path: string,
+    options: CallOptions,
+    headersTimeoutMs: number,
+  ): Promise<IncomingMessage> {
     let connection: Connection;
     try {
       connection = await this.#source.current();
@@ -123,25 +131,20 @@ export class KubeClient {
     const hasBody = options.body !== undefined;
     if (hasBody) headers["content-type"] = options.contentType ?? "application/json";
     try {
-      return await request(url, {
+      return await send(this.#agentFor(url, connection.tls), url, {
         method,
         headers,
-        dispatcher: this.#dispatcherFor(connection.tls),
         ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
-        headersTimeout: options.timeoutMs ?? defaultTimeoutMs,
-        bodyTimeout: bodyTimeoutMs,
+        headersTimeoutMs,
       });
     } catch (error) {
       throw transportError(method, path, error);
     }
   }
 
-  /**
-   * One connection pool per TLS identity; a new identity (a rotated client certificate) gets a new
-   * pool. HTTP/1.1: node's HTTP/2 costs more CPU per request, and memory, than undici's own parser.
-   */
-  #dispatcherFor(tls: Readonly<TlsSettings>): Dispatcher {
+  /** One connection pool per TLS identity; a new identity (a rotated client certificate) gets a new pool. */
+  #agentFor(url: URL, tls: Readonly<TlsSettings>): Agent {
     const current = this.#dispatcher;
     if (current?.tls === tls) return current.agent;
     const hash = createHash("sha256");
@@ -151,23 +154,20 @@ export class KubeClient {
       this.#dispatcher = { ...current, tls };
       return current.agent;
     }
-    this.#dispatcher = {
-      tls,
-      key,
-      agent: new Agent({ allowH2: false, connect: { ...tls, keepAlive: true } }),
-    };
-    void current?.agent.close().catch(() => undefined);
+    this.#dispatcher = { tls, key, agent: createAgent(url, { tls }) };
+    if (current !== undefined) retire(current.agent);
     return this.#dispatcher.agent;
   }
 }
 
 async function readBody(
-  response: Dispatcher.ResponseData,
+  response: IncomingMessage,
   method: HttpMethod,
   path: string,
+  idleTimeoutMs: number,
 ): Promise<string> {
   try {
-    return await response.body.text();
+    return await readText(response, idleTimeoutMs);
   } catch (error) {
     throw transportError(method, path, error);
   }

@@ -1,8 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Authorizer } from "./metrics-auth.ts";
 import type { Certificate } from "./self-signed.ts";
+
+// Not imported: an ES import of node:http loads node's bundled undici and http2 (see src/http/client.ts).
+const { createServer } = process.getBuiltinModule("node:http");
+const { createServer: createHttpsServer } = process.getBuiltinModule("node:https");
 
 export class AddressError extends Error {
   readonly code = "bad_address";
