@@ -16,6 +16,14 @@ describe("FaultTable", () => {
     expect(table.take("getMe")?.status).toBe(503);
   });
 
+  it("with a keyId, hits only that key's requests", () => {
+    const table = new FaultTable();
+    table.add({ operation: "*", status: 429, retryAfterSec: 60, keyId: "key_a" });
+    expect(table.take("listApps", Math.random, "key_b")).toBeUndefined();
+    expect(table.take("listApps")).toBeUndefined();
+    expect(table.take("listApps", Math.random, "key_a")?.status).toBe(429);
+  });
+
   it("counts down times and drops the rule when spent", () => {
     const table = new FaultTable();
     table.add({ operation: "*", status: 500, times: 2 });

@@ -17,6 +17,8 @@ export const faultSchema = z
     skip: z.number().int().min(1).optional(),
     /** The chance (0–1] that it hits a matching request, rolled per request; every one when absent. */
     probability: z.number().gt(0).max(1).optional(),
+    /** Only requests made with this API key (its id, e.g. one tenant's 429 storm); every key when absent. */
+    keyId: z.string().min(1).optional(),
   })
   .strict()
   .refine((f) => !(f.status !== undefined && f.dropResponse === true), {
@@ -56,11 +58,12 @@ export class FaultTable {
   }
 
   /** The first rule matching the operation that hits (see `probability`), consuming one of its hits. */
-  take(operation: string, random: () => number = Math.random): ActiveFault | undefined {
+  take(operation: string, random: () => number = Math.random, keyId?: string): ActiveFault | undefined {
     if (this.#faults.length === 0) return undefined;
     const fault = this.#faults.find(
       (f) =>
         (f.operation === operation || f.operation === "*") &&
+        (f.keyId === undefined || f.keyId === keyId) &&
         (f.probability === undefined || random() < f.probability),
     );
     if (fault === undefined) return undefined;

@@ -221,7 +221,7 @@ async function perform(
   delayMs = 0,
   record?: (reply: Reply, fault: ActiveFault | undefined) => void,
 ): Promise<Reply & { headers?: Record<string, string>; dropped?: boolean }> {
-  const fault = world.faults.take(route.operation, () => world.random());
+  const fault = world.faults.take(route.operation, () => world.random(), principal.key.id);
   if (fault?.latencyMs !== undefined) await sleep(fault.latencyMs);
   if (fault?.status !== undefined) return errorReply(injected(fault, world), requestId);
   if (delayMs > 0) await sleep(world.clock.toWallMs(delayMs));
