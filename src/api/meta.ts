@@ -20,6 +20,8 @@ export const annotations = {
   restartRequestedAt: "berth.dev/restart-requested-at",
   /** Trigger one build; echoed as `status.lastHandledRebuildAt`. */
   rebuildRequestedAt: "berth.dev/rebuild-requested-at",
+  /** Replace one server of a ServerOrder once per token, `<address>@<token>`; echoed as `status.lastHandledReplaceServer`. */
+  replaceServer: "berth.dev/replace-server",
 } as const;
 
 /** The Secret that holds hosting credentials. */

@@ -39,6 +39,14 @@ export const serverOrderSpecSchema = withRules(
             "disk's storage keeps costing money. Waking can fail while the provider has no capacity: berth " +
             "then retries with backoff (Reconciling, reason WakeBlocked).",
         ),
+      autoReplace: z
+        .boolean()
+        .default(false)
+        .describe(
+          "true: berth replaces a server the service reports as failed, one at a time (a new machine; " +
+            "the failed machine and its disk are retired). false: a failed server is reported (Stalled, " +
+            "reason ServerFailed) until it is replaced with the berth.dev/replace-server annotation.",
+        ),
       approved: z
         .boolean()
         .default(false)
@@ -114,6 +122,50 @@ export const serverOrderStatusSchema = z
       .max(1000)
       .optional()
       .describe("Servers berth is deprovisioning because spec.count was lowered, until they are gone."),
+    lastHandledReplaceServer: z
+      .string()
+      .max(256)
+      .optional()
+      .describe(
+        "Value of the last berth.dev/replace-server annotation handled (replaced, or refused with the " +
+          "reason in the Replaced condition); values over 256 characters are echoed as their sha256 digest.",
+      ),
+    replacing: z
+      .object({
+        address: z.string().describe("The server being replaced."),
+        idempotencyKey: z
+          .string()
+          .describe("The Idempotency-Key of the replace call, sent again after a restart."),
+        request: z
+          .string()
+          .max(256)
+          .optional()
+          .describe("The annotation value asking for it; absent for spec.autoReplace."),
+        since: z.string().describe("When the call was about to be sent."),
+      })
+      .optional()
+      .describe(
+        "A replace call whose answer is not recorded yet: after a restart berth sends the same call again " +
+          "under the same Idempotency-Key, so the server is replaced once.",
+      ),
+    replacements: z
+      .array(
+        z
+          .object({
+            address: z.string().describe("The server replaced (retired with its disk)."),
+            orderId: z.string().optional().describe("The one-server order that replaces it."),
+            request: z
+              .string()
+              .max(256)
+              .optional()
+              .describe("The berth.dev/replace-server value that asked for it; absent for spec.autoReplace."),
+            at: z.string().describe("When the service accepted the replacement."),
+          })
+          .describe("A server replaced at the service."),
+      )
+      .max(1000)
+      .optional()
+      .describe("Servers replaced, oldest first; the orders that replace them hold their new servers."),
     phase: z
       .string()
       .optional()

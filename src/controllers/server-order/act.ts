@@ -8,6 +8,7 @@ import type { ControllerDeps } from "../shared/deps.ts";
 import { describeFailure, type Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { actOnCount } from "./act-count.ts";
+import { actOnReplace } from "./act-replace.ts";
 import { orderSettled, phaseOf } from "./desired.ts";
 import { serverOrderType } from "./kind.ts";
 import { nextReadMs } from "./observe.ts";
@@ -41,6 +42,8 @@ const doing: Record<OrderAction["type"], string> = {
   adoptGrowth: "adopting the growth order",
   shrink: "deprovisioning servers for a lower spec.count",
   power: "changing the servers' power",
+  replace: "replacing a server",
+  refuseReplace: "refusing a replace request",
 };
 
 /** The service takes at most this many addresses per deprovision request. */
@@ -159,6 +162,10 @@ async function actOnce(input: OrderActInput, current: Current, action: OrderActi
     case "shrink":
     case "power":
       current.object = await actOnCount(input, object, action, event);
+      return;
+    case "replace":
+    case "refuseReplace":
+      current.object = await actOnReplace(input, object, action);
       return;
   }
 }

@@ -56,6 +56,7 @@ describe("ordersFromEarlierAttempt", () => {
       instanceType: "native.small",
       count: 2,
       power: "On",
+      autoReplace: false,
       approved: true,
       deletionPolicy: "Delete",
       suspend: false,

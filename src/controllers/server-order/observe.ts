@@ -70,6 +70,7 @@ export async function observeServerOrder(
     growthOrders: memory.growthOrders,
     growthCandidates: undefined,
     power: memory.power,
+    replacementOrders: memory.replacementOrders,
   };
   const result: OrderObservation = { observed, connection: undefined, failure: undefined };
   const deleting = metadata.deletionTimestamp !== undefined;
@@ -84,6 +85,7 @@ export async function observeServerOrder(
   observed.servers = memory.servers;
   observed.growthOrders = memory.growthOrders;
   observed.power = memory.power;
+  observed.replacementOrders = memory.replacementOrders;
   return result;
 }
 
@@ -139,7 +141,12 @@ async function readService(
   const orderId = serverOrder.status?.orderId;
   const generation = serverOrder.metadata.generation ?? 0;
   const requested = pendingRequest(reconcileRequest(serverOrder), serverOrder.status?.lastHandledReconcileAt);
-  const settled = isSettled(serverOrder, generation) && requested === undefined && marker === undefined;
+  // A replace call in flight (status.replacing) is finished at once, not at the spread first read.
+  const settled =
+    isSettled(serverOrder, generation) &&
+    requested === undefined &&
+    marker === undefined &&
+    serverOrder.status?.replacing === undefined;
   const timing = { now: deps.now(), intervalMs: deps.settings.driftIntervalMs, random: deps.random };
   const spread =
     !deleting &&
@@ -206,8 +213,24 @@ async function readOrder(
     }
     memory.servers = servers;
   }
-  const growth = await readGrowthOrders(client, serverOrder, memory, priority, note);
-  if (memory.servers !== undefined) memory.servers = [...memory.servers, ...growth.servers];
+  const status = serverOrder.status;
+  const growthIds = (status?.growthOrders ?? []).map((o) => o.id);
+  const growth = await readRecordedOrders(client, growthIds, memory.growthOrders, priority, note);
+  memory.growthOrders = growth.orders;
+  const replacementIds = (status?.replacements ?? []).flatMap((r) =>
+    r.orderId === undefined ? [] : [r.orderId],
+  );
+  const replacing = await readRecordedOrders(
+    client,
+    replacementIds,
+    memory.replacementOrders,
+    priority,
+    note,
+  );
+  memory.replacementOrders = replacing.orders;
+  if (memory.servers !== undefined) {
+    memory.servers = [...memory.servers, ...growth.servers, ...replacing.servers];
+  }
   checkPowerCall(deps, memory, polls);
   const transitions = (memory.servers ?? []).some((s) => inTransition.has(s.state));
   memory.orderDueAt =
@@ -215,7 +238,9 @@ async function readOrder(
       ? undefined
       : Math.min(
           now + nextReadMs(deps, order, polls),
-          ...growth.unsettled.map((o) => now + nextReadMs(deps, o, polls)),
+          ...[...growth.orders, ...replacing.orders]
+            .filter((o) => !orderSettled(o))
+            .map((o) => now + nextReadMs(deps, o, polls)),
           transitions ? now + polls.powerMs : Number.POSITIVE_INFINITY,
         );
   memory.readGeneration = serverOrder.metadata.generation ?? 0;
@@ -226,21 +251,21 @@ async function readOrder(
 const inTransition = new Set(["hibernating", "waking", "rebooting", "deprovisioning", "retiring"]);
 
 /**
- * The growth orders recorded in status and their servers. A settled order is not read again (it no
- * longer changes), only its servers are listed; one the service forgot still has its servers listed.
+ * Orders recorded in status after the first (growth and replacement orders) and their servers. A
+ * settled order is not read again (it no longer changes), only its servers are listed; one the
+ * service forgot still has its servers listed.
  */
-async function readGrowthOrders(
+async function readRecordedOrders(
   client: HostingClient,
-  serverOrder: ServerOrder,
-  memory: OrderMemory,
+  ids: readonly string[],
+  knownOrders: readonly Order[],
   priority: "user" | "background",
   note: (requestId: string | undefined) => void,
-): Promise<{ servers: Server[]; unsettled: Order[] }> {
-  const recorded = serverOrder.status?.growthOrders ?? [];
-  const known = new Map(memory.growthOrders.map((o) => [o.id, o]));
+): Promise<{ servers: Server[]; orders: Order[] }> {
+  const known = new Map(knownOrders.map((o) => [o.id, o]));
   const orders: Order[] = [];
   const servers: Server[] = [];
-  for (const { id } of recorded) {
+  for (const id of ids) {
     let order = known.get(id);
     if (order === undefined || !orderSettled(order)) {
       try {
@@ -260,8 +285,7 @@ async function readGrowthOrders(
       servers.push(server);
     }
   }
-  memory.growthOrders = orders;
-  return { servers, unsettled: orders.filter((o) => !orderSettled(o)) };
+  return { servers, orders };
 }
 
 /**
@@ -308,13 +332,20 @@ function attemptedInput(serverOrder: ServerOrder, observed: OrderObserved): Prov
     : undefined;
 }
 
-/** The order IDs a ServerOrder's status holds: its first order, then its growth orders. */
+/** The order IDs a ServerOrder's status holds: its first order, then its growth and replacement orders. */
 function claimedOrderIds(status: unknown): string[] {
-  const { orderId, growthOrders } = (status ?? {}) as { orderId?: unknown; growthOrders?: unknown };
+  const { orderId, growthOrders, replacements } = (status ?? {}) as {
+    orderId?: unknown;
+    growthOrders?: unknown;
+    replacements?: unknown;
+  };
   const growth = Array.isArray(growthOrders) ? growthOrders : [];
-  return [orderId, ...growth.map((entry) => (entry as { id?: unknown } | null)?.id)].filter(
-    (id): id is string => typeof id === "string",
-  );
+  const replacing = Array.isArray(replacements) ? replacements : [];
+  return [
+    orderId,
+    ...growth.map((entry) => (entry as { id?: unknown } | null)?.id),
+    ...replacing.map((entry) => (entry as { orderId?: unknown } | null)?.orderId),
+  ].filter((id): id is string => typeof id === "string");
 }
 
 /** Orders an order call with an unknown outcome may have placed (see `ordersFromEarlierAttempt`). */

@@ -28,6 +28,8 @@ export interface OrderMemory {
   growthOrders: Order[];
   /** The last power call and what reading the servers back showed. */
   power: PowerAttempt | undefined;
+  /** The replacement orders (status.replacements) as last read or answered. */
+  replacementOrders: Order[];
 }
 
 /** A hibernate or wake call, followed until the servers are listed again. */
@@ -54,6 +56,7 @@ export function newOrderMemory(): OrderMemory {
     readySeen: false,
     growthOrders: [],
     power: undefined,
+    replacementOrders: [],
   };
 }
 
@@ -82,4 +85,6 @@ export interface OrderObserved {
   growthCandidates?: Order[] | undefined;
   /** The last power call, when one is followed. */
   power?: PowerAttempt | undefined;
+  /** The replacement orders recorded in status, as last read (none when absent). */
+  replacementOrders?: Order[] | undefined;
 }

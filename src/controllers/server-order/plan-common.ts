@@ -39,7 +39,22 @@ export type OrderAction =
   | { type: "adoptGrowth"; order: Order }
   /** Record `addresses` in status.removing first, then deprovision them (spec.count was lowered). */
   | { type: "shrink"; addresses: string[]; alreadyRecorded: boolean }
-  | { type: "power"; action: "hibernate" | "wake"; addresses: string[] };
+  | { type: "power"; action: "hibernate" | "wake"; addresses: string[] }
+  | ReplaceAction;
+
+/** Replacing a server (berth.dev/replace-server or spec.autoReplace), or refusing an annotation. */
+export type ReplaceAction =
+  /** Write `marker` (status.replacing, the echo) first, replace, then record the replacement at once. */
+  | {
+      type: "replace";
+      marker: ServerOrderStatus;
+      /** The server's state when planned (for the event: a failed one is a Warning). */
+      state: string;
+      /** This replacement was sent before and its answer is not recorded. */
+      again: boolean;
+    }
+  /** Write `status` (the echo and the Replaced condition) and a Warning event: nothing is called. */
+  | { type: "refuseReplace"; status: ServerOrderStatus; message: string };
 
 export interface OrderPlan {
   actions: OrderAction[];
@@ -87,6 +102,10 @@ export const OrderReason = {
   OrderUncertain: "OrderUncertain",
   /** Servers the order delivered are no longer listed. */
   ServersMissing: "ServersMissing",
+  /** A berth.dev/replace-server value berth will not act on (malformed, or not this order's server). */
+  ReplaceRefused: "ReplaceRefused",
+  /** The service reports a server failed and spec.autoReplace is off. */
+  ServerFailed: "ServerFailed",
 } as const;
 
 /**

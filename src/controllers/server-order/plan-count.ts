@@ -25,7 +25,8 @@ export function liveServers(input: OrderPlanInput): Server[] {
 
 /**
  * How many servers the ServerOrder should have now: what its orders delivered (a failed growth
- * order delivered none), less those a lowered spec.count deprovisioned.
+ * order delivered none), less those a lowered spec.count deprovisioned and those a failed
+ * replacement order retired without a successor.
  */
 export function heldCount(input: OrderPlanInput, first: Order): number {
   const status = input.serverOrder.status;
@@ -33,7 +34,9 @@ export function heldCount(input: OrderPlanInput, first: Order): number {
   const grown = (status?.growthOrders ?? [])
     .map((entry) => (read.get(entry.id)?.state === "failed" ? 0 : entry.count))
     .reduce((sum, count) => sum + count, 0);
-  return (first.count ?? first.servers.length) + grown - (status?.removedCount ?? 0);
+  // A replacement order that failed retired its server and delivered none.
+  const lost = (input.observed.replacementOrders ?? []).filter((o) => o.state === "failed").length;
+  return (first.count ?? first.servers.length) + grown - (status?.removedCount ?? 0) - lost;
 }
 
 /**

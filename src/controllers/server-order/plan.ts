@@ -22,6 +22,7 @@ import {
 import { heldCount, liveServers, planCount } from "./plan-count.ts";
 import { planDeletion } from "./plan-deletion.ts";
 import { planPower } from "./plan-power.ts";
+import { planReplace } from "./plan-replace.ts";
 
 type KnownEstimate = Estimate["estimate"];
 
@@ -245,6 +246,8 @@ function describeProgress(
     return waiting(`${provisioning} server(s) of order ${order.id} are still provisioning`);
   const counted = planCount(input, order, fields);
   if (counted !== undefined) return withoutGoneRemovals(input, counted);
+  const replaced = planReplace(input, fields);
+  if (replaced !== undefined) return withoutGoneRemovals(input, replaced);
   const held = heldCount(input, order);
   const live = liveServers(input);
   if (live.length < held) {

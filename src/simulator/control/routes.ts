@@ -138,6 +138,14 @@ export const controlRoutes: readonly ControlRoute[] = [
       return noContent;
     },
   }),
+  route({
+    method: "POST",
+    path: "/servers/{address}/fail",
+    handle: (c) => {
+      c.sim.failServer(c.param("address"));
+      return noContent;
+    },
+  }),
   route({ method: "GET", path: "/clock", handle: (c) => ok(c.sim.clock()) }),
   route({
     method: "POST",

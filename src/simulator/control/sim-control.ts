@@ -3,6 +3,7 @@ import { addKey, addUser } from "../domain/accounts.ts";
 import { resumeWaiting } from "../domain/apps.ts";
 import { accrue, scheduleExhaustion } from "../domain/billing.ts";
 import { BUILD_STEPS } from "../domain/builds.ts";
+import { failServer } from "../domain/servers.ts";
 import { notFound, validationFailed } from "../errors.ts";
 import { type ActiveFault, faultSchema } from "../faults.ts";
 import { parseWith } from "../http/inputs.ts";
@@ -219,6 +220,14 @@ export class SimControl {
 
   failNextWake(count = 1): void {
     this.failNext({ kind: "wake", count });
+  }
+
+  /** The server breaks (state `failed`) until it is replaced or deprovisioned. */
+  failServer(address: string): void {
+    const world = this.#world;
+    const server = world.servers.get(address.toLowerCase());
+    if (server === undefined) throw notFound("server", address);
+    failServer(world, server, world.settle());
   }
 
   setCapacity(zone: string, available: boolean): void {

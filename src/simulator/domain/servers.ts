@@ -133,6 +133,16 @@ export function power(world: World, server: Server, action: PowerAction, now: nu
   return { address: server.address, state: server.state, error: null };
 }
 
+/**
+ * The machine breaks: it stops costing, any transition under way ends, and it stays `failed` until
+ * it is replaced or deprovisioned. A server already on its way out is left as it is.
+ */
+export function failServer(world: World, server: Server, now: number): void {
+  if (server.state === "retiring" || server.state === "deprovisioning") return;
+  server.generation++;
+  setServerState(world, server, "failed", now);
+}
+
 /** Retires or deprovisions a server: it stops costing at once and disappears after `power` seconds. */
 export function removeServer(
   world: World,

@@ -39,6 +39,9 @@ const provisionBody = z
 
 type ProvisionInput = z.infer<typeof provisionBody>;
 
+/** A broken machine is replaced too; one in transition is not. */
+const replaceable = new Set(["running", "hibernated", "failed"]);
+
 export const serverRoutes = [
   defineRoute({
     operation: "listServers",
@@ -153,7 +156,7 @@ export const serverRoutes = [
     takesTime: () => true,
     handle: ({ world, principal, param, body, now }) => {
       const server = findServer(world, principal, param("address"));
-      if (server.state !== "running" && server.state !== "hibernated") {
+      if (!replaceable.has(server.state)) {
         throw new ApiError(
           409,
           "invalid_state",

@@ -179,7 +179,9 @@ export type ServerState =
   | "waking"
   | "rebooting"
   | "retiring"
-  | "deprovisioning";
+  | "deprovisioning"
+  /** The machine broke (made so through the control API); only replacing or deprovisioning it helps. */
+  | "failed";
 
 export interface Server {
   address: string;

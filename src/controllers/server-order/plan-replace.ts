@@ -1,0 +1,189 @@
+import { type ConditionInput, reconciling, timestamp } from "../../api/conditions.ts";
+import { annotations } from "../../api/meta.ts";
+import type { ServerOrderStatus } from "../../api/server-order.ts";
+import { idempotencyKey, type Server } from "../../hosting/index.ts";
+import { pendingRequest, requestValue } from "../shared/annotations.ts";
+import { Reason } from "../shared/reasons.ts";
+import { scopeProblem } from "../shared/scopes.ts";
+import { orderSettled } from "./desired.ts";
+import {
+  blocked,
+  generationOf,
+  type OrderPlan,
+  type OrderPlanInput,
+  OrderReason,
+  orderScopes,
+  result,
+  type StepFields,
+} from "./plan-common.ts";
+import { liveServers } from "./plan-count.ts";
+
+/** The condition that tells how the last replacement (or refused request) went. */
+export const replacedCondition = "Replaced";
+
+/** States the service replaces a server from; berth waits out the others (a transition ends by itself). */
+const replaceable = new Set(["running", "hibernated", "failed"]);
+
+const addressPattern = /^0x[0-9a-f]{40}$/;
+
+/** `<address>@<token>`, the address lowercased; undefined when malformed. */
+export function parseReplaceRequest(value: string): { address: string; token: string } | undefined {
+  const at = value.indexOf("@");
+  const address = value.slice(0, Math.max(at, 0)).trim().toLowerCase();
+  const token = value.slice(at + 1).trim();
+  if (at < 0 || !addressPattern.test(address) || token === "") return undefined;
+  return { address, token };
+}
+
+/**
+ * Replacing servers: a replace call whose answer was lost is sent again under its key; a replacement
+ * order in flight is waited for; a new berth.dev/replace-server value replaces its server once (or
+ * is refused); with spec.autoReplace a failed server is replaced, one at a time; without it a failed
+ * server is Stalled ServerFailed. Undefined when there is nothing to replace.
+ */
+export function planReplace(input: OrderPlanInput, fields: StepFields): OrderPlan | undefined {
+  const { serverOrder, observed } = input;
+  const status = serverOrder.status;
+  const generation = generationOf(serverOrder);
+  const marker = status?.replacing;
+  if (marker !== undefined) {
+    const message = `replacing server ${marker.address} again under the same key (an earlier call's answer was lost)`;
+    return replace(input, fields, { marker: { replacing: marker }, state: "", again: true }, message);
+  }
+  const inFlight = (observed.replacementOrders ?? []).find((o) => !orderSettled(o));
+  if (inFlight !== undefined) {
+    const replaced = status?.replacements?.find((r) => r.orderId === inFlight.id)?.address ?? "a server";
+    const message = `replacing ${replaced}: order ${inFlight.id} is ${inFlight.state}`;
+    return result(input, [], reconciling(Reason.Progressing, message, generation), fields);
+  }
+  const requested = planRequested(input, fields);
+  if (requested !== undefined) return requested;
+  const failed = liveServers(input).filter((s) => s.state === "failed");
+  const [first] = failed;
+  if (first === undefined) return undefined;
+  if (!serverOrder.spec.autoReplace) {
+    const addresses = failed.map((s) => s.address).join(", ");
+    return blocked(
+      input,
+      {
+        stalled: true,
+        reason: OrderReason.ServerFailed,
+        message:
+          `the service reports server(s) ${addresses} failed; replace one with the annotation ` +
+          `${annotations.replaceServer}: "${first.address}@<any new token>", or set spec.autoReplace: true`,
+      },
+      [],
+      fields,
+    );
+  }
+  const key = keyOf(input, { address: first.address, failed: true });
+  const message = `replacing failed server ${first.address} (spec.autoReplace)`;
+  return replace(
+    input,
+    fields,
+    { marker: marked(input, first, key, undefined), state: "failed", again: false },
+    message,
+  );
+}
+
+/** A berth.dev/replace-server value not handled yet: replaced once, or refused with the reason. */
+function planRequested(input: OrderPlanInput, fields: StepFields): OrderPlan | undefined {
+  const { serverOrder } = input;
+  const echo = pendingRequest(
+    requestValue(serverOrder, annotations.replaceServer),
+    serverOrder.status?.lastHandledReplaceServer,
+  );
+  const raw = serverOrder.metadata.annotations?.[annotations.replaceServer];
+  if (echo === undefined || raw === undefined) return undefined;
+  const request = parseReplaceRequest(raw);
+  if (request === undefined) {
+    return refuse(
+      input,
+      echo,
+      `${annotations.replaceServer} must be "<address>@<token>" (the server's 0x address, then any new token), not "${echo}"; nothing was replaced`,
+      fields,
+    );
+  }
+  const live = liveServers(input);
+  const server = live.find((s) => s.address.toLowerCase() === request.address);
+  if (server === undefined) {
+    const ours = live.map((s) => s.address);
+    const listed = ours.length <= 5 ? ours.join(", ") : `${ours.slice(0, 5).join(", ")}, …`;
+    return refuse(
+      input,
+      echo,
+      `server ${request.address} is not one of this ServerOrder's servers (${listed || "none"}); nothing was replaced`,
+      fields,
+    );
+  }
+  if (!replaceable.has(server.state)) {
+    const message = `waiting for server ${server.address} (${server.state}) to settle before replacing it`;
+    return result(input, [], reconciling(Reason.Progressing, message, generationOf(serverOrder)), {
+      ...fields,
+      pollMs: input.polls.powerMs,
+    });
+  }
+  const key = keyOf(input, { address: request.address, token: request.token });
+  const message = `replacing server ${server.address} (${annotations.replaceServer} ${echo})`;
+  return replace(
+    input,
+    fields,
+    { marker: marked(input, server, key, echo), state: server.state, again: false },
+    message,
+  );
+}
+
+function keyOf(input: OrderPlanInput, args: Record<string, unknown>): string {
+  const { metadata } = input.serverOrder;
+  return idempotencyKey(metadata.uid ?? metadata.name, "replaceServer", args);
+}
+
+/** The marker (and the echo of the request) written before the call. */
+function marked(
+  input: OrderPlanInput,
+  server: Server,
+  idempotencyKey: string,
+  request: string | undefined,
+): ServerOrderStatus {
+  const replacing = {
+    address: server.address,
+    idempotencyKey,
+    since: timestamp(input.now),
+    ...(request === undefined ? {} : { request }),
+  };
+  return { replacing, ...(request === undefined ? {} : { lastHandledReplaceServer: request }) };
+}
+
+function replace(
+  input: OrderPlanInput,
+  fields: StepFields,
+  action: { marker: ServerOrderStatus; state: string; again: boolean },
+  message: string,
+): OrderPlan {
+  const missing =
+    input.observed.me &&
+    scopeProblem(input.observed.me, orderScopes, "replace a server (it orders a new one)");
+  if (missing !== undefined) return blocked(input, missing, [], fields);
+  const plan = result(
+    input,
+    [],
+    reconciling(Reason.Progressing, message, generationOf(input.serverOrder)),
+    fields,
+  );
+  const marker = { ...plan.status, ...action.marker };
+  return { ...plan, actions: [{ type: "replace", ...action, marker }] };
+}
+
+/** Echoes the value and says why in the Replaced condition: refused once, never retried. */
+function refuse(input: OrderPlanInput, echo: string, message: string, fields: StepFields): OrderPlan {
+  const condition: ConditionInput = {
+    type: replacedCondition,
+    status: "False",
+    reason: OrderReason.ReplaceRefused,
+    message,
+    observedGeneration: generationOf(input.serverOrder),
+  };
+  const plan = result(input, [], { set: [condition], remove: [] }, fields);
+  const status = { ...plan.status, lastHandledReplaceServer: echo };
+  return { ...plan, status, actions: [{ type: "refuseReplace", status, message }] };
+}
