@@ -106,6 +106,11 @@ function planRequested(input: OrderPlanInput, fields: StepFields): OrderPlan | u
   }
   const live = liveServers(input);
   const server = live.find((s) => s.address.toLowerCase() === request.address);
+  const leavingNow = (input.observed.servers ?? []).find((s) => s.address.toLowerCase() === request.address);
+  if (server === undefined && leavingNow !== undefined) {
+    const message = `server ${request.address} is already leaving (${leavingNow.state}); nothing was replaced`;
+    return refuse(input, echo, message, fields);
+  }
   if (server === undefined) {
     const ours = live.map((s) => s.address);
     const listed = ours.length <= 5 ? ours.join(", ") : `${ours.slice(0, 5).join(", ")}, …`;
