@@ -99,4 +99,19 @@ describe("http client", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(closed).toBe(1);
   });
+
+  it("closes a connection idle for idleTimeoutMs", async () => {
+    let closed = false;
+    const url = await serve((request, response) => {
+      request.socket.once("close", () => (closed = true));
+      response.end("ok");
+    });
+    const agent = createAgent(url, { idleTimeoutMs: 100 });
+    await readText(await send(agent, url, { method: "GET", headers: {}, headersTimeoutMs: 1000 }), 1000);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(closed).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(closed).toBe(true);
+    agent.destroy();
+  });
 });

@@ -36,6 +36,11 @@ const statusSchema = z.looseObject({
 });
 
 const defaultTimeoutMs = 30_000;
+/**
+ * An idle connection is closed after this long (undici's default is 4 s): a burst of writes opens
+ * dozens, each holding TLS buffers, which would otherwise stay open until the server drops them.
+ */
+const idleConnectionMs = 5_000;
 
 /**
  * A small Kubernetes REST client over node's HTTP/1.1 client. client-node's generated clients build a new
@@ -154,7 +159,7 @@ export class KubeClient {
       this.#dispatcher = { ...current, tls };
       return current.agent;
     }
-    this.#dispatcher = { tls, key, agent: createAgent(url, { tls }) };
+    this.#dispatcher = { tls, key, agent: createAgent(url, { tls, idleTimeoutMs: idleConnectionMs }) };
     if (current !== undefined) retire(current.agent);
     return this.#dispatcher.agent;
   }

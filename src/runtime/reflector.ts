@@ -267,14 +267,17 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration";
 /**
  * What a cache keeps of an object: everything but `metadata.managedFields` (controller-runtime's
  * TransformStripManagedFields) and kubectl's last-applied-configuration annotation, which together
- * are often larger than the rest of the object.
+ * are often larger than the rest of the object. Left out by copying, not `delete`: a deleted
+ * property turns V8's object into a slow dictionary, some 400 bytes more for each object cached.
  */
 export function stripForCache(object: KubeObject): KubeObject {
-  const { metadata } = object;
-  delete metadata.managedFields;
-  if (metadata.annotations !== undefined && lastApplied in metadata.annotations) {
-    delete metadata.annotations[lastApplied];
-    if (Object.keys(metadata.annotations).length === 0) delete metadata.annotations;
+  const { managedFields, annotations, ...metadata } = object.metadata;
+  const applied = annotations !== undefined && lastApplied in annotations;
+  if (managedFields === undefined && !applied) return object;
+  if (annotations !== undefined) {
+    const { [lastApplied]: _, ...kept } = annotations;
+    if (Object.keys(kept).length > 0) metadata.annotations = applied ? kept : annotations;
   }
+  object.metadata = metadata;
   return object;
 }

@@ -40,4 +40,15 @@ describe("OwnWrites", () => {
     // Even a reconcile that still holds the older copy gets no second copy kept for it.
     expect(writes.freshest("n/a", at("1"))).toEqual(at("1"));
   });
+
+  it("holds no copy of a write whose watch event came before its answer", () => {
+    const store = new Store(createLogger({ level: "silent" }));
+    const writes = new OwnWrites(store);
+    store.upsert(at("1"));
+    const watched = at("2");
+    store.upsert(watched);
+    expect(writes.record("n/a", at("1"), at("2"))).toBe(true);
+    // No update event follows (the object is idle): nothing was kept for it to clear.
+    expect(writes.freshest("n/a", at("1"))).toEqual(at("1"));
+  });
 });

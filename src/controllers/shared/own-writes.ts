@@ -7,11 +7,18 @@ import { type KubeObject, objectKey, type StoreHandlers } from "../../runtime/in
  * it superseded, so a reconcile starts from the newest copy it knows; the store's copy takes over
  * as soon as it shows a version the controller did not supersede, so each object is held once.
  */
+interface OwnWritesStore {
+  on(handlers: StoreHandlers<KubeObject>): () => void;
+  get(key: string): KubeObject | undefined;
+}
+
 export class OwnWrites {
   readonly #latest = new Map<string, { superseded: Set<string>; object: KubeObject }>();
+  readonly #store: OwnWritesStore | undefined;
 
   /** Follows `store` (the primary informer) to drop each write once the store caught up with it. */
-  constructor(store?: { on(handlers: StoreHandlers<KubeObject>): () => void }) {
+  constructor(store?: OwnWritesStore) {
+    this.#store = store;
     store?.on({
       update: (_, object) => this.#seen(objectKey(object), object),
       delete: (object) => this.forget(objectKey(object)),
@@ -22,6 +29,11 @@ export class OwnWrites {
   record(key: string, before: KubeObject, written: KubeObject): boolean {
     const { resourceVersion } = before.metadata;
     if (resourceVersion === undefined || resourceVersion === written.metadata.resourceVersion) return false;
+    // The write's own watch event came before its answer: the store holds it already.
+    if (this.#store?.get(key)?.metadata.resourceVersion === written.metadata.resourceVersion) {
+      this.#latest.delete(key);
+      return true;
+    }
     const previous = this.#latest.get(key);
     const superseded = previous?.object === before ? previous.superseded : new Set<string>();
     superseded.add(resourceVersion);
