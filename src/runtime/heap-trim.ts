@@ -9,7 +9,7 @@ export interface HeapTrimOptions {
   logger: Logger;
   /** How often the heap is looked at (default 1 s). */
   intervalMs?: number;
-  /** Trim once the heap holds this many bytes more than it uses (default 24 MB). */
+  /** Trim once the heap holds this many bytes more than it uses (default 8 MB). */
   slackBytes?: number;
   /** A full garbage collection; by default V8's, exposed at run time. */
   collect?: () => void;
@@ -57,7 +57,7 @@ export class HeapTrimmer implements Runnable {
     this.#quiet = true;
     if (!wasQuiet || this.#trimmed) return;
     const { total_heap_size: total, used_heap_size: used } = v8.getHeapStatistics();
-    if (total - used < (this.#options.slackBytes ?? 24 * 2 ** 20)) return;
+    if (total - used < (this.#options.slackBytes ?? 8 * 2 ** 20)) return;
     this.#trimmed = true;
     const started = performance.now();
     this.#collect?.();
