@@ -119,6 +119,7 @@ async function footprintAndScale(): Promise<void> {
       "idle RSS, no objects",
       `${(await residentMb(operator.pid)).rss.toFixed(0)} MB   (target ≤ 75 MB)`,
     );
+    report("  memory", await operator.memory());
     await createSuspendedApps(namespace, 0, footprintObjects);
     await until(async () => watched.suspended() === footprintObjects, 120_000);
     await sleep(idleSec * 1000);
