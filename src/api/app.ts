@@ -232,6 +232,14 @@ export const appStatusSchema = z
         id: z.string().optional().describe("ID of the latest build."),
         state: z.string().optional().describe("State of the latest build."),
         failedStep: z.string().optional().describe("The step that failed, when the build failed."),
+        logTail: z
+          .string()
+          .max(4096)
+          .optional()
+          .describe(
+            "When the build failed: the last lines (up to 20) of the failed step's log, read once per build " +
+              "(needs monitoring:read). Secret values are masked.",
+          ),
       })
       .optional()
       .describe("The latest build from spec.source."),

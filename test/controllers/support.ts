@@ -199,6 +199,13 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
       const list = await events.listNamespacedEvent({ namespace: state.namespace });
       return list.items.filter((e) => e.regarding?.name === name).map((e) => e.reason ?? "");
     },
+    /** Notes of the events with this reason recorded about an object. */
+    async eventNotes(name: string, reason: string): Promise<string[]> {
+      const list = await events.listNamespacedEvent({ namespace: state.namespace });
+      return list.items
+        .filter((e) => e.regarding?.name === name && e.reason === reason)
+        .map((e) => e.note ?? "");
+    },
     /** Requests the simulator saw with this test's key (optionally one operation). */
     requests(operation?: string) {
       const keyId = state.account?.keyId;

@@ -15,6 +15,7 @@ import { describeFailure, type Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { countRefusal } from "../shared/memory.ts";
 import type { AppAction } from "./actions.ts";
+import { buildLogNote } from "./build-log.ts";
 import type { AppMemory } from "./memory.ts";
 import type { AppObserved } from "./observed.ts";
 import { formatSecretDigests } from "./secret-digest.ts";
@@ -85,6 +86,14 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
       return;
     case "claim":
       memory.claims[action.request] = action.value;
+      return;
+    case "reportBuildLog":
+      deps.recorder.record(
+        result.object ?? input.object,
+        "Warning",
+        "BuildLog",
+        buildLogNote(action.buildId, action.tail),
+      );
       return;
   }
   const client = input.connection?.client;
@@ -236,6 +245,7 @@ function doing(action: AppAction): string {
     restart: "restarting the app",
     triggerBuild: "triggering a build",
     delete: "deleting the app",
+    reportBuildLog: "reporting the build log",
   };
   return words[action.type];
 }

@@ -12,6 +12,8 @@ export type AppAction =
   | { type: "restart"; requestedAt: string }
   | { type: "triggerBuild"; requestedAt: string }
   | { type: "delete" }
+  /** A Warning event with the failed build's log tail (no call). */
+  | { type: "reportBuildLog"; buildId: string; tail: string }
   /** Remember (in memory) that the echoed request is yet to be carried out; no call. */
   | { type: "claim"; request: "restart" | "rebuild"; value: string };
 

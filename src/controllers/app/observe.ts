@@ -11,6 +11,7 @@ import { Reason } from "../shared/reasons.ts";
 import { jittered } from "../shared/schedule.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import { readSecretValue } from "../shared/secrets.ts";
+import { afterFailedRead, buildLogDue, failedStepTail } from "./build-log.ts";
 import { appName, desiredApp } from "./desired.ts";
 import type { AppMemory } from "./memory.ts";
 import type { AppObserved } from "./observed.ts";
@@ -86,7 +87,10 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
     memory.driftDueAt = deps.now() + Math.round(deps.random() * deps.settings.driftIntervalMs);
     return result;
   }
-  if (!(reads.lookup || reads.app || reads.status || reads.build)) return result;
+  if (!(reads.lookup || reads.app || reads.status || reads.build)) {
+    await readBuildLog(deps, app, observed, connection);
+    return result;
+  }
   const refused =
     pinningProblem(connection.me, projectId, "read the app") ??
     scopeProblem(connection.me, ["apps:read"], "read the app");
@@ -100,7 +104,54 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
     if (failure.refreshIdentity) deps.hosting.forgetIdentity(connection.client);
     return fail(result, failure);
   }
+  await readBuildLog(deps, app, observed, connection);
   return result;
+}
+
+/**
+ * A failed build's log is read once (needs monitoring:read), and its failed step's tail kept for
+ * status and a Warning event. A failed read never fails the reconcile: it is tried again later.
+ */
+async function readBuildLog(
+  deps: ControllerDeps,
+  app: App,
+  observed: AppObserved,
+  { client, me }: Connection,
+): Promise<void> {
+  const { external } = observed;
+  const build = external.build;
+  if (build === undefined || build.state !== "failed") return;
+  const recorded = app.status?.build;
+  if (external.buildLog === undefined && recorded?.id === build.id && recorded.logTail !== undefined) {
+    external.buildLog = { buildId: build.id, tail: recorded.logTail };
+  }
+  const now = deps.now();
+  if (!buildLogDue(build.id, external.buildLog, now)) return;
+  if (scopeProblem(me, ["monitoring:read"], "read the build log") !== undefined) {
+    external.buildLog = {
+      buildId: build.id,
+      unreadable: "the API key lacks monitoring:read to read the build log",
+    };
+    return;
+  }
+  try {
+    const log = await client.getBuildLogs(build.id);
+    const secrets = (observed.desired?.env ?? []).filter((e) => e.secret).map((e) => e.value);
+    external.buildLog = {
+      buildId: build.id,
+      tail: failedStepTail(log.text, build.failedStep ?? undefined, secrets),
+    };
+  } catch (error) {
+    if (!isHostingError(error)) throw error;
+    const reason = `reading the build log failed (${error.code})`;
+    external.buildLog = afterFailedRead(
+      build.id,
+      external.buildLog,
+      reason,
+      now,
+      deps.settings.polls.waitingMs,
+    );
+  }
 }
 
 async function readService(

@@ -1,6 +1,7 @@
 import type { Build, Me, App as ServiceApp, AppStatus as ServiceStatus } from "../../hosting/index.ts";
 import type { Problem } from "../shared/failure.ts";
 import type { Owner } from "../shared/ownership.ts";
+import type { BuildLog } from "./build-log.ts";
 import type { DesiredApp } from "./desired.ts";
 
 /** What berth knows of the app at the service: read, or learned from the answers to its own calls. */
@@ -8,6 +9,8 @@ export interface ExternalApp {
   app: ServiceApp | undefined;
   status: ServiceStatus | undefined;
   build: Build | undefined;
+  /** The failed build's log tail, once read (or why it can't be). */
+  buildLog?: BuildLog | undefined;
   /** The service answered 404 for the app berth recorded. */
   gone: boolean;
   /** When this process last asked the service to start the app (ms). */

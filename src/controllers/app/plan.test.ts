@@ -323,6 +323,40 @@ describe("planApp: the service's state", () => {
       expect(result.status.build).toEqual({ id: "bld_1", state: "failed", failedStep: "install" });
       expect(result.actions).toEqual([]);
     });
+
+    it.each([
+      [
+        "a tail learned anew is shown and reported once",
+        undefined,
+        ["reportBuildLog"],
+        "status.build.logTail",
+      ],
+      ["a tail already in status is not reported again", "ERROR: boom", [], "status.build.logTail"],
+    ])("%s", (_name, recorded, actions, hint) => {
+      const { app, seen } = repo("build_failed", build("failed"));
+      seen.external.buildLog = { buildId: "bld_1", tail: "ERROR: boom" };
+      const withStatus = {
+        ...app,
+        status: {
+          ...app.status,
+          build: { id: "bld_1", ...(recorded === undefined ? {} : { logTail: recorded }) },
+        },
+      };
+      const result = plan(withStatus, seen);
+      expect(result.status.build?.logTail).toBe("ERROR: boom");
+      expect(result.actions.map((a) => a.type)).toEqual(actions);
+      expect(getCondition(result.status.conditions, "Stalled")?.message).toContain(hint);
+    });
+
+    it("says why the log can't be shown, and drops an older build's tail", () => {
+      const { app, seen } = repo("build_failed", build("failed"));
+      seen.external.buildLog = { buildId: "bld_1", unreadable: "the API key lacks monitoring:read" };
+      const withStatus = { ...app, status: { ...app.status, build: { id: "bld_0", logTail: "old" } } };
+      const result = plan(withStatus, seen);
+      expect(result.status.build?.logTail).toBeUndefined();
+      expect(getCondition(result.status.conditions, "Stalled")?.message).toContain("monitoring:read");
+      expect(result.actions).toEqual([]);
+    });
   });
 });
 

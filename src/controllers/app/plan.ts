@@ -299,7 +299,15 @@ function outcome(
     conditions,
   };
   const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
-  return { actions, status, stalled: isStalled, statusPollMs: undefined, buildPollMs: undefined };
+  const all = [...actions, ...newBuildLog(status, previous)];
+  return { actions: all, status, stalled: isStalled, statusPollMs: undefined, buildPollMs: undefined };
+}
+
+/** A failed build's log tail not yet in status is reported once, as a Warning event. */
+function newBuildLog(status: AppStatus, previous: Partial<AppStatus>): AppAction[] {
+  const { id, logTail } = status.build ?? {};
+  if (id === undefined || logTail === undefined || logTail === previous.build?.logTail) return [];
+  return [{ type: "reportBuildLog", buildId: id, tail: logTail }];
 }
 
 function withFinalizer(app: App, actions: AppAction[]): AppAction[] {

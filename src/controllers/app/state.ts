@@ -25,7 +25,7 @@ export interface StateView {
 /** Status fields that mirror the service's app. */
 export function externalFields(external: ExternalApp): Partial<AppStatus> {
   const fields: Partial<AppStatus> = {};
-  const { app, status, build } = external;
+  const { app, status, build, buildLog } = external;
   if (app !== undefined) {
     fields.appId = app.id;
     fields.projectId = app.projectId;
@@ -55,6 +55,7 @@ export function externalFields(external: ExternalApp): Partial<AppStatus> {
       id: buildId,
       ...(build?.id === buildId ? { state: build.state } : {}),
       ...(build?.id === buildId && build.failedStep !== null ? { failedStep: build.failedStep } : {}),
+      ...(buildLog?.buildId === buildId && buildLog.tail !== undefined ? { logTail: buildLog.tail } : {}),
     };
   }
   return fields;
@@ -113,7 +114,7 @@ export function describeState(
       const step = build?.failedStep ? ` at step ${build.failedStep}` : "";
       return stop(
         Reason.BuildFailed,
-        `build ${id} failed${step}; read its logs (GET /builds/${id}/logs), fix the source, then change the spec ` +
+        `build ${id} failed${step}; ${buildLogHint(external, id)}, fix the source, then change the spec ` +
           `or set the ${annotations.rebuildRequestedAt} annotation`,
       );
     }
@@ -166,4 +167,13 @@ export function domainConditions(app: App, external: ExternalApp): ConditionChan
     condition(ConditionType.EndpointReady, "True", Reason.Succeeded, `serving at ${url}`);
   else condition(ConditionType.EndpointReady, "False", Reason.Progressing, "no endpoint has an address yet");
   return { set, remove };
+}
+
+/** Where the failed build's log is to be read: status.build.logTail once berth has it. */
+function buildLogHint({ buildLog }: ExternalApp, buildId: string): string {
+  if (buildLog?.buildId === buildId && buildLog.tail !== undefined)
+    return "the failed step's last lines are in status.build.logTail and a BuildLog event";
+  const why =
+    buildLog?.buildId === buildId && buildLog.unreadable !== undefined ? ` (${buildLog.unreadable})` : "";
+  return `read its logs (GET /builds/${buildId}/logs)${why}`;
 }

@@ -47,6 +47,7 @@ export function queueBuild(
 function finish(build: Build, app: App, at: number): void {
   for (const step of BUILD_STEPS) {
     if (step === build.failStep) {
+      for (const line of failedStepOutput(step, app)) appendLog(build.logs, at, step, line);
       appendLog(build.logs, at, step, `ERROR: step ${step} failed with exit code 1`);
       break;
     }
@@ -61,4 +62,15 @@ function stepMessage(step: string, app: App): string {
   if (step === "install") return "installing dependencies";
   if (step === "build") return "building image";
   return `pushing registry.sim.berth.dev/${app.id}:${app.buildId ?? "latest"}`;
+}
+
+/** What a failing step prints: its environment (secret values masked, as the service does), then the error. */
+function failedStepOutput(step: string, app: App): string[] {
+  const env = app.config.env.map((e) => `env ${e.name}=${e.secret ? "****" : e.value}`);
+  return [
+    `running ${step} with ${env.length} environment variable(s)`,
+    ...env,
+    `${step}: command exited with code 1`,
+    `${step}: see the lines above for the cause`,
+  ];
 }
