@@ -121,10 +121,10 @@ export const appSpecSchema = withRules(
     .object({
       projectRef: localReference(
         "Project",
-        "The Project resource in this namespace that holds the app. Set this or projectId.",
+        "The Project resource in this namespace that holds the app. Set this or projectId. Changing it moves the app, keeping its ID (needs apps:admin and ownership of the app).",
       ).optional(),
       projectId: hexId(
-        "ID (24 hexadecimal characters) of an existing project at the service that holds the app. Set this or projectRef.",
+        "ID (24 hexadecimal characters) of an existing project at the service that holds the app. Set this or projectRef. Changing it moves the app, keeping its ID (needs apps:admin and ownership of the app).",
       ).optional(),
       displayName: displayNameSchema("app").optional(),
       appId: hexId(
@@ -183,14 +183,6 @@ export const appSpecSchema = withRules(
       message: "exactly one of spec.projectRef or spec.projectId must be set",
       holds: (s) => (s.projectRef === undefined) !== (s.projectId === undefined),
     },
-    immutableField(
-      "projectRef",
-      "spec.projectRef cannot be changed after creation; create a new App in the other project instead",
-    ),
-    immutableField(
-      "projectId",
-      "spec.projectId cannot be changed after creation; create a new App in the other project instead",
-    ),
     immutableField(
       "appId",
       "spec.appId cannot be added, changed or removed after creation; create a new App instead",

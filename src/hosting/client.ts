@@ -185,6 +185,9 @@ function operations(core: ClientCore, scope: CallScope) {
     /** PATCH only the fields that differ (the service's update rules are in `AppPatch`). */
     patchApp: (projectId: string, appId: string, patch: m.AppPatch, o?: CallOptions) =>
       call(routes.updateApp, { ...app(projectId, appId), body: patch }, o),
+    /** Moving to where the app already is changes nothing, so a repeat is safe. */
+    moveApp: (projectId: string, appId: string, targetProjectId: string, o?: CallOptions) =>
+      call(routes.moveApp, { ...app(projectId, appId), body: { projectId: targetProjectId } }, o),
     deleteApp: (projectId: string, appId: string, o?: CallOptions) =>
       callNoContent(routes.deleteApp, app(projectId, appId), o),
     getAppStatus: (projectId: string, appId: string, o?: CallOptions) =>

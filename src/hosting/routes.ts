@@ -97,6 +97,8 @@ export const routes = defineRoutes({
   getApp: { method: "GET", path: app, safety: "safe", callKind: "read", response: s.app },
   updateApp: { method: "PATCH", path: app, safety: "safe", callKind: "write", response: s.app },
   deleteApp: { method: "DELETE", path: app, safety: "never", callKind: "write", response: s.empty },
+  /** Moves the app to another project, keeping its ID (path not in the spec; see docs/simulator.md). */
+  moveApp: { method: "POST", path: `${app}/move`, safety: "safe", callKind: "write", response: s.app },
   getAppStatus: {
     method: "GET",
     path: `${app}/status`,

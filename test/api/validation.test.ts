@@ -194,18 +194,6 @@ const immutable: [string, Manifest, Manifest, string][] = [
     "spec.appId cannot be added, changed or removed after creation",
   ],
   [
-    "App projectRef changed",
-    app,
-    withSpec(app, { projectRef: { name: "other" } }),
-    'spec.projectRef: Invalid value: "object": spec.projectRef cannot be changed after creation',
-  ],
-  [
-    "App moved from projectRef to projectId",
-    app,
-    withSpec(app, { projectRef: undefined, projectId: "0123456789abcdef01234567" }),
-    "spec.projectRef cannot be changed after creation",
-  ],
-  [
     "Project projectId changed",
     valid.project(),
     withSpec(valid.project(), { projectId: "fedcba9876543210fedcba98" }),
@@ -266,5 +254,13 @@ describe("the apiserver refuses invalid berth resources", () => {
       stopped: true,
       appId: "0123456789abcdef01234567",
     });
+  });
+
+  it.each([
+    ["to another Project resource", { projectRef: { name: "other" } }],
+    ["from projectRef to projectId", { projectRef: undefined, projectId: "0123456789abcdef01234567" }],
+  ])("allows an App's project to change (a move) %s", async (_, spec) => {
+    await create(namespace.name, app);
+    await replaceSpec(namespace.name, withSpec(app, spec));
   });
 });

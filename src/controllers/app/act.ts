@@ -213,6 +213,24 @@ async function perform(input: ActInput, action: AppAction, result: ActResult): P
       external.gone = true;
       return;
     }
+    case "move": {
+      try {
+        const moved = await client.moveApp(action.from, appId, action.to);
+        external.app = moved;
+        event(
+          "Moved",
+          `moved app ${appId} from project ${action.from} to project ${action.to}${quote(moved.$metadata)}`,
+        );
+      } catch (error) {
+        if (!isHostingError(error) || error.code !== "not_found") throw error;
+        // Not in the old project any more: a move whose answer was lost may have acted. Read it again.
+        external.app = undefined;
+        input.memory.readGeneration = undefined;
+      }
+      // Confirmed by a read in the new project, right after.
+      input.memory.statusDueAt = deps.now();
+      return;
+    }
   }
 }
 
@@ -245,6 +263,7 @@ function doing(action: AppAction): string {
     restart: "restarting the app",
     triggerBuild: "triggering a build",
     delete: "deleting the app",
+    move: "moving the app",
     reportBuildLog: "reporting the build log",
   };
   return words[action.type];

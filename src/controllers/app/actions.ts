@@ -12,6 +12,8 @@ export type AppAction =
   | { type: "restart"; requestedAt: string }
   | { type: "triggerBuild"; requestedAt: string }
   | { type: "delete" }
+  /** Move the app to another project, keeping its ID. */
+  | { type: "move"; from: string; to: string }
   /** A Warning event with the failed build's log tail (no call). */
   | { type: "reportBuildLog"; buildId: string; tail: string }
   /** Remember (in memory) that the echoed request is yet to be carried out; no call. */
@@ -33,6 +35,7 @@ export function scopesFor(action: AppAction): string[] {
     case "triggerBuild":
       return ["apps:write"];
     case "delete":
+    case "move":
       return ["apps:admin"];
     default:
       return [];

@@ -97,6 +97,7 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
   if (refused !== undefined) return fail(result, refused);
   try {
     await readService(deps, app, memory, observed, connection, reads, projectId);
+    await probeMoveOwner(observed, connection, projectId, reads.app);
   } catch (error) {
     if (!isHostingError(error)) throw error;
     if (error.requestId !== undefined) observed.requestId = error.requestId;
@@ -106,6 +107,31 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
   }
   await readBuildLog(deps, app, observed, connection);
   return result;
+}
+
+/**
+ * Before a move: whether the key's user owns the app, as only owners may move it. Only owners may
+ * list an app's shares, so one listing answers it without trying the move.
+ */
+async function probeMoveOwner(
+  observed: AppObserved,
+  { client, me }: Connection,
+  projectId: string,
+  fullRead: boolean,
+): Promise<void> {
+  const { external } = observed;
+  const current = external.app;
+  if (current === undefined || current.projectId === projectId) return;
+  // Known for this app, until the next full read (a spec change, a reconcile request, a drift check).
+  if (external.moveOwner?.appId === current.id && !fullRead) return;
+  if (scopeProblem(me, ["apps:admin"], "move the app") !== undefined) return;
+  try {
+    await client.listShares({ type: "app", projectId: current.projectId, appId: current.id }, { limit: 1 });
+    external.moveOwner = { appId: current.id, owner: true };
+  } catch (error) {
+    if (!isHostingError(error) || error.code !== "forbidden") throw error;
+    external.moveOwner = { appId: current.id, owner: false };
+  }
 }
 
 /**
@@ -200,10 +226,11 @@ async function readService(
     return;
   }
   const appId = app.status?.appId ?? external.app?.id ?? app.spec.appId ?? "";
-  const targetProject = app.status?.projectId ?? external.app?.projectId ?? projectId;
+  // Where the app was last seen; a move this process did not hear the answer to may have acted.
+  const seenIn = external.app?.projectId ?? app.status?.projectId ?? projectId;
   if (reads.app) {
     try {
-      const read = await client.getApp(targetProject, appId, options);
+      const read = await readAppIn([seenIn, projectId], (where) => client.getApp(where, appId, options));
       note(read.$metadata);
       external.app = read;
       external.gone = false;
@@ -221,7 +248,7 @@ async function readService(
   }
   if (reads.status) {
     try {
-      const status = await client.getAppStatus(targetProject, appId, options);
+      const status = await client.getAppStatus(external.app?.projectId ?? seenIn, appId, options);
       note(status.$metadata);
       external.status = status;
       memory.statusDueAt = undefined;
@@ -244,13 +271,26 @@ async function readService(
   }
 }
 
+/** The app as read in the first of the projects that holds it: a 404 in all is the last one's. */
+async function readAppIn<T>(projects: string[], read: (projectId: string) => Promise<T>): Promise<T> {
+  const [first, ...rest] = [...new Set(projects)];
+  try {
+    return await read(first ?? "");
+  } catch (error) {
+    if (rest.length === 0 || !isHostingError(error) || error.code !== "not_found") throw error;
+    return readAppIn(rest, read);
+  }
+}
+
+/** The project the spec asks for: a changed projectRef or projectId means a move. */
 function resolveProject(deps: ControllerDeps, app: App): string | Problem {
-  const known = app.spec.projectId ?? app.status?.projectId;
-  if (known !== undefined) return known.toLowerCase();
+  if (app.spec.projectId !== undefined) return app.spec.projectId.toLowerCase();
   const ref = app.spec.projectRef?.name ?? "";
   const project = deps.informer(resourceTypeOf(projectNames)).get(`${app.metadata.namespace}/${ref}`);
   const id = (project?.status as { projectId?: unknown } | undefined)?.projectId;
   if (typeof id === "string") return id;
+  // A Project not (or no longer) there: the app stays where it is.
+  if (app.status?.projectId !== undefined) return app.status.projectId;
   return waitingFor(
     Reason.ProjectNotReady,
     project === undefined

@@ -17,6 +17,8 @@ export interface ExternalApp {
   startRequestedAt?: number | undefined;
   /** When the stop this process asked for should be over (ms): a deletion then tries the delete at once. */
   stopSettlesAt?: number | undefined;
+  /** Whether the key's user owns the app (probed before a move: only owners may move it), per app ID. */
+  moveOwner?: { appId: string; owner: boolean } | undefined;
   /** The last PATCH the service accepted (JSON) and when: the same one again soon after is a loop. */
   lastUpdate?: { patch: string; at: number } | undefined;
 }

@@ -637,3 +637,24 @@ describe("planApp: deleting", () => {
     expect(getCondition(result.status.conditions, "Stalled")?.message).toContain("apps:admin");
   });
 });
+
+describe("planApp: moving to another project", () => {
+  const target = "c".repeat(24);
+  it.each([
+    ["the owner's key moves it", ["*"], { owner: true }, ["move"], "Reconciling", "True/Moving"],
+    ["ownership not known yet: checked first", ["*"], undefined, [], "Reconciling", "True/Moving"],
+    ["not the owner: refused", ["*"], { owner: false }, [], "Stalled", "True/Forbidden"],
+    ["no apps:admin: refused", ["apps:write"], { owner: true }, [], "Stalled", "True/MissingScopes"],
+  ] as const)("%s", (_name, scopes, moveOwner, actions, type, condition) => {
+    const { app, seen } = existing();
+    seen.projectId = target;
+    seen.me = me([...scopes]);
+    const service = seen.external.app;
+    if (moveOwner !== undefined && service !== undefined)
+      seen.external.moveOwner = { appId: service.id, ...moveOwner };
+    const result = plan(app, seen);
+    expect(types(result)).toEqual(actions);
+    expect(conditionOf(result, type)).toBe(condition);
+    if (actions.length > 0) expect(result.actions[0]).toEqual({ type: "move", from: projectId, to: target });
+  });
+});

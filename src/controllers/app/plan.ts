@@ -54,7 +54,52 @@ export function planApp(input: AppPlanInput): AppPlan {
     if (app.status?.appId !== undefined && !observed.external.gone) return outcome(input, [], noChange());
     return planCreate(input, desired, projectId);
   }
+  if (service.projectId !== projectId) return planMove(input, service, projectId);
   return planConverge(input, desired, service);
+}
+
+/**
+ * A changed projectRef/projectId moves the app, keeping its ID: apps:admin and ownership first
+ * (only owners may move an app), and the rest of the spec once it is in its new project.
+ */
+function planMove(input: AppPlanInput, service: ServiceApp, target: string): AppPlan {
+  const { app, observed } = input;
+  const generation = generationOf(app);
+  const from = service.projectId;
+  const move: AppAction = { type: "move", from, to: target };
+  const purpose = `move the app from project ${from} to project ${target}`;
+  const refused = refusal(input, from, [move], purpose) ?? refusal(input, target, [move], purpose);
+  if (refused !== undefined) return refused;
+  const owner = observed.external.moveOwner;
+  if (owner?.appId !== service.id) {
+    return outcome(
+      input,
+      [],
+      reconciling(
+        Reason.Moving,
+        `checking that the key's user owns app ${service.id} before moving it`,
+        generation,
+      ),
+    );
+  }
+  if (!owner.owner) {
+    return blocked(input, {
+      stalled: true,
+      reason: Reason.Forbidden,
+      message:
+        `moving app ${service.id} from project ${from} to project ${target} needs ownership of the app, and the key's user ` +
+        "is not its owner: use a key of the app's owner, or set spec.projectRef/projectId back",
+    });
+  }
+  return outcome(
+    input,
+    withFinalizer(app, [move]),
+    reconciling(
+      Reason.Moving,
+      `moving app ${service.id} from project ${from} to project ${target}`,
+      generation,
+    ),
+  );
 }
 
 function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string): AppPlan {

@@ -31,6 +31,8 @@ export const Reason = {
    * again with backoff (capacity returns without anyone acting, so this is not Stalled).
    */
   WakeBlocked: "WakeBlocked",
+  /** A changed projectRef/projectId: the app is moving to its new project, keeping its ID. */
+  Moving: "Moving",
   /** The credentials now belong to another user than the one who owns the external object. */
   CredentialsChanged: "CredentialsChanged",
   /** spec.outputs.configMapName names a ConfigMap berth did not create for this resource: berth never overwrites it. */

@@ -154,7 +154,7 @@ export const appRoutes = [
 ];
 
 /** Names repeat at the harsh service; `uniqueNames` makes a taken app name a conflict. */
-function assertNameFree(world: World, projectId: string, name: string): void {
+export function assertNameFree(world: World, projectId: string, name: string): void {
   if (!world.profile.uniqueNames) return;
   for (const app of world.apps.values()) {
     if (app.projectId === projectId && app.name === name) {

@@ -1,5 +1,6 @@
 import type { Route } from "../http/route.ts";
 import { appActionRoutes } from "./app-actions.ts";
+import { appMoveRoutes } from "./app-move.ts";
 import { appRoutes } from "./apps.ts";
 import { billingRoutes } from "./billing.ts";
 import { buildRoutes } from "./builds.ts";
@@ -16,6 +17,7 @@ export const routes: readonly Route[] = [
   ...projectRoutes,
   ...appRoutes,
   ...appActionRoutes,
+  ...appMoveRoutes,
   ...buildRoutes,
   ...gridRoutes,
   ...serverRoutes,
