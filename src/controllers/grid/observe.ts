@@ -4,77 +4,67 @@ import { isHostingError } from "../../hosting/index.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
 import { connectForResource } from "../shared/connect.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
-import type { Failure } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import type { Observation } from "../shared/kind.ts";
 import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import { serverOrdersUsing } from "./dependents.ts";
 import { gridType } from "./kind.ts";
-import type { GridMemory, GridObserved } from "./observed.ts";
+import type { GridKnowledge, GridMemory } from "./observed.ts";
 import { gridName } from "./plan.ts";
 
-export interface GridObservation {
-  observed: GridObserved;
-  connection: Connection | undefined;
-  failure: Failure | undefined;
-}
-
-/** Reads credentials and identity, and the grid at the service when due. */
+/** Reads credentials and identity, and the grid at the service when due, starting from the memory. */
 export async function observeGrid(
   deps: ControllerDeps,
   grid: Grid,
   memory: GridMemory,
-): Promise<GridObservation> {
-  const observed: GridObserved = {
+): Promise<Observation<GridKnowledge>> {
+  const knowledge: GridKnowledge = {
+    ...memory,
     problem: undefined,
     me: undefined,
-    grid: memory.grid,
-    gone: memory.gone,
     clusterOrders: [],
-    refusedCreates: memory.refusedCreates,
     found: undefined,
     requestId: grid.status?.lastRequestId,
   };
-  const result: GridObservation = { observed, connection: undefined, failure: undefined };
+  const result: Observation<GridKnowledge> = { knowledge, connection: undefined, failure: undefined };
   const deleting = grid.metadata.deletionTimestamp !== undefined;
   const releasing =
     deleting &&
     (grid.spec.deletionPolicy === "Orphan" || !(grid.metadata.finalizers ?? []).includes(finalizer));
   if (releasing || (grid.spec.suspend && !deleting)) return result;
   if (deleting) {
-    observed.clusterOrders = serverOrdersUsing(deps, grid, grid.status?.gridId ?? memory.grid?.id);
-    if (observed.clusterOrders.length > 0) return result;
+    knowledge.clusterOrders = serverOrdersUsing(deps, grid, grid.status?.gridId ?? memory.grid?.id);
+    if (knowledge.clusterOrders.length > 0) return result;
   }
   // Deleting a Grid with no recorded ID still needs the lookup: a create may have happened unheard.
   const unknownId = (grid.status?.gridId ?? grid.spec.gridId ?? memory.grid?.id) === undefined;
   await connectForResource(deps, grid, result, "reading the grid at the service", async (connection) => {
-    if (!deleting || unknownId) await readService(deps, grid, memory, observed, connection);
+    if (!deleting || unknownId) await readService(deps, grid, knowledge, connection);
   });
-  observed.grid = memory.grid;
-  observed.gone = memory.gone;
   return result;
 }
 
+/** Reads into `knowledge`, this observe's own draft. */
 async function readService(
   deps: ControllerDeps,
   grid: Grid,
-  memory: GridMemory,
-  observed: GridObserved,
+  knowledge: GridKnowledge,
   { client, me }: Connection,
 ): Promise<void> {
   const missing = scopeProblem(me, ["pools:read"], "read the grid");
   if (missing !== undefined) {
-    observed.problem = missing;
+    knowledge.problem = missing;
     return;
   }
   const note = (requestId: string | undefined) => {
-    if (requestId !== undefined) observed.requestId = requestId;
+    if (requestId !== undefined) knowledge.requestId = requestId;
   };
-  const gridId = grid.status?.gridId ?? grid.spec.gridId ?? memory.grid?.id;
+  const gridId = grid.status?.gridId ?? grid.spec.gridId ?? knowledge.grid?.id;
   if (gridId === undefined) {
     // The finalizer goes on before the first create: with it, a create may have happened unheard.
-    const mayExist = memory.uncertainCreate || (grid.metadata.finalizers ?? []).includes(finalizer);
+    const mayExist = knowledge.uncertainCreate || (grid.metadata.finalizers ?? []).includes(finalizer);
     if (!mayExist) return;
     const name = gridName(grid);
     const found = await createdCandidates(
@@ -82,8 +72,8 @@ async function readService(
       heldByOthers(deps, gridType, grid.metadata.uid, "gridId"),
       grid.metadata.creationTimestamp,
     );
-    observed.found = found;
-    memory.uncertainCreate = found.length > 1;
+    knowledge.found = found;
+    knowledge.uncertainCreate = found.length > 1;
     return;
   }
   const now = deps.now();
@@ -91,28 +81,28 @@ async function readService(
   const request = pendingRequest(reconcileRequest(grid), grid.status?.lastHandledReconcileAt);
   const settled = isSettled(grid, generation) && request === undefined;
   const timing = { now, intervalMs: deps.settings.driftIntervalMs, random: deps.random };
-  if (memory.grid === undefined && deferFirstRead(memory, { generation, settled }, timing, "driftDueAt"))
+  if (knowledge.grid === undefined && deferFirstRead(knowledge, { generation, settled }, timing, "driftDueAt"))
     return;
   const due =
-    (memory.grid !== undefined && memory.grid.id !== gridId) ||
-    memory.readGeneration !== generation ||
-    (request !== undefined && request !== memory.servedRequest) ||
-    (memory.driftDueAt !== undefined && memory.driftDueAt <= now);
+    (knowledge.grid !== undefined && knowledge.grid.id !== gridId) ||
+    knowledge.readGeneration !== generation ||
+    (request !== undefined && request !== knowledge.servedRequest) ||
+    (knowledge.driftDueAt !== undefined && knowledge.driftDueAt <= now);
   if (!due) return;
   // A drift check, or the spread first read after a restart: after the user's work.
-  const background = memory.readGeneration === generation && request === undefined;
+  const background = knowledge.readGeneration === generation && request === undefined;
   try {
     const read = await client.getGrid(gridId, { priority: background ? "background" : "user" });
     note(read.$metadata.requestId);
-    memory.grid = read;
-    memory.gone = false;
+    knowledge.grid = read;
+    knowledge.gone = false;
   } catch (error) {
     if (!isHostingError(error) || error.code !== "not_found") throw error;
     note(error.requestId);
-    memory.grid = undefined;
-    memory.gone = true;
+    knowledge.grid = undefined;
+    knowledge.gone = true;
   }
-  memory.readGeneration = generation;
-  memory.servedRequest = reconcileRequest(grid);
-  memory.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
+  knowledge.readGeneration = generation;
+  knowledge.servedRequest = reconcileRequest(grid);
+  knowledge.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
 }

@@ -1,6 +1,6 @@
 import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
 import type { Problem } from "../shared/failure.ts";
-import { newReadMemory, type ReadMemory } from "../shared/memory.ts";
+import { newReadMemory, type ReadMemory, readMemoryOf } from "../shared/memory.ts";
 import type { Owner } from "../shared/ownership.ts";
 
 /** What the Grid controller remembers about one Grid between reconciles. */
@@ -12,6 +12,14 @@ export interface GridMemory extends ReadMemory {
 export function newGridMemory(): GridMemory {
   return { ...newReadMemory(), grid: undefined };
 }
+
+/** What is kept of a reconcile's knowledge for the next one. */
+export function rememberGrid(knowledge: GridKnowledge): GridMemory {
+  return { ...readMemoryOf(knowledge), grid: knowledge.grid };
+}
+
+/** Everything known of one Grid during a reconcile: the memory it started from and what observe read. */
+export type GridKnowledge = GridObserved & GridMemory;
 
 /** Everything `planGrid` needs besides the Grid itself. */
 export interface GridObserved {

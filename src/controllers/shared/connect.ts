@@ -8,7 +8,7 @@ import { Reason } from "./reasons.ts";
 
 /** An observation `connectForResource` fills in. */
 export interface ConnectedObservation {
-  observed: {
+  knowledge: {
     problem: Problem | undefined;
     me: Me | undefined;
     identity?: Owner | undefined;
@@ -31,26 +31,26 @@ export async function connectForResource(
   doing: string,
   read: (connection: Connection) => Promise<void>,
 ): Promise<void> {
-  const { observed } = observation;
+  const { knowledge } = observation;
   const credentials = credentialsFor(deps, resource);
   if (!credentials.ok) {
-    observed.problem = stalledBy(Reason.CredentialsNotFound, credentials.message);
+    knowledge.problem = stalledBy(Reason.CredentialsNotFound, credentials.message);
     return;
   }
   try {
     observation.connection = await deps.hosting.connect(credentials.credentials);
-    observed.me = observation.connection.me;
-    observed.identity = identityOf(observation.connection);
-    observed.problem = credentialsChanged(resource.status?.owner, observed.identity);
-    if (observed.problem !== undefined) return;
+    knowledge.me = observation.connection.me;
+    knowledge.identity = identityOf(observation.connection);
+    knowledge.problem = credentialsChanged(resource.status?.owner, knowledge.identity);
+    if (knowledge.problem !== undefined) return;
     await read(observation.connection);
   } catch (error) {
     if (!isHostingError(error)) throw error;
     const failure = describeFailure(error, doing);
     if (failure.refreshIdentity && observation.connection !== undefined)
       deps.hosting.forgetIdentity(observation.connection.client);
-    observed.problem = failure;
-    if (failure.requestId !== undefined) observed.requestId = failure.requestId;
+    knowledge.problem = failure;
+    if (failure.requestId !== undefined) knowledge.requestId = failure.requestId;
     observation.failure = failure;
   }
 }

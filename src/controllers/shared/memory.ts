@@ -9,7 +9,6 @@ export interface ReadMemory {
   uncertainCreate: boolean;
   /** Creates the service refused for certain (see `createAttempt`). */
   refusedCreates: number;
-  readySeen: boolean;
 }
 
 /**
@@ -24,11 +23,14 @@ export function createAttempt(refused: number): { attempt?: number } {
 }
 
 /** Counts a failed create: a certain refusal (a person must act, the service did not act). */
-export function countRefusal(
-  memory: { refusedCreates: number },
-  failure: { stalled: boolean; uncertain: boolean },
-): void {
-  if (failure.stalled && !failure.uncertain) memory.refusedCreates++;
+export function refusalsAfter(refused: number, failure: { stalled: boolean; uncertain: boolean }): number {
+  return failure.stalled && !failure.uncertain ? refused + 1 : refused;
+}
+
+/** The read memory's own fields of a larger knowledge (what a reconcile keeps for the next). */
+export function readMemoryOf(knowledge: ReadMemory): ReadMemory {
+  const { gone, driftDueAt, readGeneration, servedRequest, uncertainCreate, refusedCreates } = knowledge;
+  return { gone, driftDueAt, readGeneration, servedRequest, uncertainCreate, refusedCreates };
 }
 
 export function newReadMemory(): ReadMemory {
@@ -39,14 +41,13 @@ export function newReadMemory(): ReadMemory {
     servedRequest: undefined,
     uncertainCreate: false,
     refusedCreates: 0,
-    readySeen: false,
   };
 }
 
 /**
  * What a controller remembers about each resource between reconciles (the external state it last
  * saw, when to look again). Keyed by `namespace/name`; a new UID under the same name starts afresh.
- * Losing it (a restart) costs reads, never correctness.
+ * Losing it (a restart) costs reads, never correctness. Only the skeleton writes it, once a reconcile.
  */
 export class Memory<T> {
   readonly #entries = new Map<string, { uid: string; value: T }>();
@@ -62,6 +63,10 @@ export class Memory<T> {
     const value = this.#create();
     this.#entries.set(key, { uid, value });
     return value;
+  }
+
+  set(key: string, uid: string, value: T): void {
+    this.#entries.set(key, { uid, value });
   }
 
   forget(key: string): void {

@@ -1,0 +1,68 @@
+import type { Grid } from "../../api/grid.ts";
+import { finalizer } from "../../api/meta.ts";
+import { isHostingError, type Grid as ServiceGrid } from "../../hosting/index.ts";
+import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
+import { quoteRequest } from "../shared/condition-changes.ts";
+import type { ObjectFact, PerformContext } from "../shared/kind.ts";
+import { gridType } from "./kind.ts";
+import type { GridKnowledge } from "./observed.ts";
+import type { GridAction } from "./plan.ts";
+
+/** What a Grid's action taught about the grid at the service. */
+export type GridFact =
+  /** The grid is this Grid's: found after an uncertain create, or created (read at `generation`). */
+  | { type: "known"; grid: ServiceGrid; generation?: number }
+  | { type: "deleted" };
+
+export const doingForGrid: Record<GridAction["type"], string> = {
+  addFinalizer: "adding the finalizer",
+  removeFinalizer: "removing the finalizer",
+  adopt: "adopting the grid",
+  create: "creating the grid",
+  delete: "deleting the grid",
+};
+
+/** Carries out one action: the finalizer, or a call to the service, with an event for each change. */
+export async function* performGrid(
+  action: GridAction,
+  { deps, object, resource: grid, connection }: PerformContext<Grid, GridKnowledge>,
+): AsyncGenerator<GridFact | ObjectFact> {
+  const event = (reason: string, requestId: string | undefined, note: string) =>
+    deps.recorder.record(object, "Normal", reason, quoteRequest(requestId, note), action.type);
+  const client = () => {
+    if (connection === undefined) throw new TypeError(`${action.type} needs a connection`);
+    return connection.client;
+  };
+  switch (action.type) {
+    case "addFinalizer":
+      yield { type: "written", object: await ensureFinalizer(deps.kube, gridType, object, finalizer) };
+      return;
+    case "removeFinalizer":
+      await removeFinalizer(deps.kube, gridType, object, finalizer);
+      yield { type: "released" };
+      return;
+    case "adopt":
+      yield { type: "known", grid: action.grid };
+      event("Adopted", undefined, `adopted grid ${action.grid.id}, created by an earlier attempt`);
+      return;
+    case "create": {
+      const created = await client().createGrid(action.body, { idempotencyKey: action.idempotencyKey });
+      const { requestId } = created.$metadata;
+      yield { type: "known", grid: created, generation: grid.metadata.generation ?? 0 };
+      yield { type: "answered", requestId };
+      event("Created", requestId, `created grid ${created.name} (${created.id})`);
+      return;
+    }
+    case "delete": {
+      try {
+        const { requestId } = await client().deleteGrid(action.gridId);
+        yield { type: "answered", requestId };
+        event("Deleted", requestId, `deleted grid ${action.gridId}`);
+      } catch (error) {
+        if (!isHostingError(error) || error.code !== "not_found") throw error;
+      }
+      yield { type: "deleted" };
+      return;
+    }
+  }
+}

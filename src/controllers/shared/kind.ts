@@ -1,0 +1,124 @@
+import type { z } from "zod";
+import type { Condition } from "../../api/conditions.ts";
+import type { HostingError } from "../../hosting/index.ts";
+import { type KubeObject, Outcome, type ResourceType } from "../../runtime/index.ts";
+import type { ControllerDeps } from "./deps.ts";
+import { ReconcileError } from "./errors.ts";
+import type { Failure, Problem } from "./failure.ts";
+import type { Connection, HostingAccess } from "./hosting-access.ts";
+
+type WithConditions = {
+  conditions?: Condition[] | undefined;
+  outputs?: { configMapName: string } | undefined;
+};
+
+/** The parts of a parsed resource the skeleton reads. */
+export interface Resource {
+  metadata: {
+    uid?: string | undefined;
+    generation?: number | undefined;
+    creationTimestamp?: string | undefined;
+    annotations?: Record<string, string> | undefined;
+  };
+  spec: { outputs?: { configMapName: string } | undefined };
+  status?: WithConditions | undefined;
+}
+
+/** The parts of every kind's knowledge the skeleton reads and keeps current. */
+export interface BaseKnowledge {
+  /** Why nothing can be done now (credentials, references, a failed read). */
+  problem: Problem | undefined;
+  /** X-Request-Id of the last hosting call, quoted in status. */
+  requestId: string | undefined;
+}
+
+/** What `observe` found: the knowledge `plan` starts from, the connection to act with, a failed read. */
+export interface Observation<K> {
+  knowledge: K;
+  connection: Connection | undefined;
+  /** A read failed (retried with backoff unless stalled); `knowledge.problem` says so too. */
+  failure: Failure | undefined;
+}
+
+/** A plan: the actions to perform now and the status to write once they are done. */
+export interface BasePlan<A> {
+  actions: A[];
+  status: WithConditions;
+  /** A person must act: retried slowly, not with backoff. */
+  stalled: boolean;
+}
+
+/** What `perform` learned about the resource object itself; the skeleton keeps it. */
+export type ObjectFact =
+  /** The object as written (a finalizer or a status marker): later actions and the status write start from it. */
+  | { type: "written"; object: KubeObject }
+  /** The finalizer is gone: the object is going away and nothing more is written. */
+  | { type: "released" }
+  /** A hosting call answered with this request ID. */
+  | { type: "answered"; requestId: string | undefined };
+
+/** The fact the skeleton hands `learn` when an action's call failed. */
+export interface Failed<A> {
+  type: "failed";
+  action: A;
+  failure: Failure;
+  error: HostingError;
+}
+
+/** What `perform` sees: the newest object, the resource parsed from it, and the knowledge so far. Read only. */
+export interface PerformContext<R, K> {
+  deps: ControllerDeps;
+  object: KubeObject;
+  resource: R;
+  knowledge: K;
+  connection: Connection | undefined;
+}
+
+/** When the kind next looks by itself, and the knowledge to keep for that. */
+export interface Schedule<K> {
+  knowledge: K;
+  dueAt: number | undefined;
+}
+
+/**
+ * What one kind brings to the shared skeleton (`kindReconciler`): observe → plan → perform → learn
+ * → plan → one status write. `plan` and `learn` are pure; `observe` and `perform` do the I/O.
+ */
+export interface Kind<R extends Resource, M, K extends BaseKnowledge, A extends { type: string }, F, P extends BasePlan<A>> {
+  type: ResourceType;
+  schema: z.ZodType<R>;
+  /** Plan-perform rounds one reconcile may run (default 1): the rest is planned again next time. */
+  rounds?: number;
+  /** What is kept of a resource between reconciles before anything was learned. */
+  newMemory(): M;
+  /** Reads what the plan needs, starting from the memory, calling the service only through `hosting`. */
+  observe(resource: R, memory: M, hosting: HostingAccess): Promise<Observation<K>>;
+  /** The next step from the resource, the knowledge and the time. Pure. */
+  plan(resource: R, knowledge: K, now: Date): P;
+  /** Carries out one action, yielding each fact as it is learned (a failure keeps the facts before it). */
+  perform(action: A, context: PerformContext<R, K>): AsyncIterable<F | ObjectFact>;
+  /** The knowledge after a fact. Pure. */
+  learn(knowledge: K, fact: F | Failed<A>): K;
+  /** What an action is, for messages ("creating the grid"). */
+  doing(action: A): string;
+  /** After the final plan: the knowledge to keep and when to look again by itself, besides retries. */
+  schedule(knowledge: K, plan: P, now: Date): Schedule<K>;
+  /** What is kept for the next reconcile (per-reconcile reads, like the desired spec, are dropped). */
+  remember(knowledge: K): M;
+  /** The resource waits for something in the cluster (looked at again after `polls.waitingMs`). */
+  waiting(knowledge: K): boolean;
+  /** What the output ConfigMap (spec.outputs) holds for this status: only keys whose values are known. Pure. */
+  outputs(resource: R, status: P["status"]): Record<string, string>;
+  /** How a failed call or read is retried (default `retryFailure`); undefined leaves it to the schedule. */
+  errorPolicy?(failure: Failure): Outcome | undefined;
+}
+
+/**
+ * The default error policy: the wait the service asked for (Retry-After), else backoff; a failure a
+ * person must fix is not retried by itself (the Stalled schedule looks again slowly).
+ */
+export function retryFailure(failure: Failure): Outcome | undefined {
+  if (failure.stalled) return undefined;
+  if (failure.retryAfterMs !== undefined) return Outcome.requeueAfter(failure.retryAfterMs);
+  return Outcome.error(new ReconcileError(failure));
+}
