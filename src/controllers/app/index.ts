@@ -4,7 +4,7 @@ import type { ControllerDefinition } from "../shared/controller.ts";
 import { resourceTypeOf } from "../shared/deps.ts";
 import { secretType } from "../shared/secrets.ts";
 import { credentialSecrets, referrers, secretUsers } from "../shared/watches.ts";
-import { appType } from "./act.ts";
+import { appType } from "./kind.ts";
 import { appReconciler } from "./reconciler.ts";
 
 /** Fields of an App's spec its watches follow, read leniently from the raw object. */

@@ -1,4 +1,6 @@
-import { type Claims, type ExternalApp, unknownExternal } from "./observed.ts";
+import type { AppObserved, Claims, ExternalApp } from "./observed.ts";
+import { unknownExternal } from "./observed.ts";
+import type { Reads } from "./reads.ts";
 
 /** What the App controller remembers about one App between reconciles. */
 export interface AppMemory {
@@ -18,8 +20,6 @@ export interface AppMemory {
   claims: Claims;
   /** Secret digests the service holds since this process applied them (status may lag). */
   appliedSecrets: string | undefined;
-  /** This process already saw the App Ready (for the time-to-first-Ready metric). */
-  readySeen: boolean;
 }
 
 export function newAppMemory(): AppMemory {
@@ -34,6 +34,32 @@ export function newAppMemory(): AppMemory {
     refusedCreates: 0,
     claims: {},
     appliedSecrets: undefined,
-    readySeen: false,
+  };
+}
+
+/** Everything known of one App during a reconcile: the memory it started from and what observe read. */
+export type AppKnowledge = AppObserved &
+  AppMemory & {
+    /** The reads this reconcile was due to make: what they cover is read again from now. */
+    reads: Reads;
+    /** A call's answer changed the service's status or build: their next reads are scheduled from now. */
+    changedByCall: { status: boolean; build: boolean };
+  };
+
+/** What is kept of a reconcile's knowledge for the next one (per-reconcile reads dropped). */
+export function rememberApp(knowledge: AppKnowledge): AppMemory {
+  const { external, statusDueAt, buildDueAt, driftDueAt, readGeneration, servedRequest } = knowledge;
+  const { uncertainCreate, refusedCreates, claims, appliedSecrets } = knowledge;
+  return {
+    external,
+    statusDueAt,
+    buildDueAt,
+    driftDueAt,
+    readGeneration,
+    servedRequest,
+    uncertainCreate,
+    refusedCreates,
+    claims,
+    appliedSecrets,
   };
 }

@@ -2,9 +2,11 @@ import type { App } from "../../api/app.ts";
 import { appNames, finalizer, gridNames, projectNames } from "../../api/meta.ts";
 import type { CallOptions } from "../../hosting/index.ts";
 import { isHostingError } from "../../hosting/index.ts";
+import { reconcileRequest } from "../shared/annotations.ts";
 import { type ControllerDeps, credentialsFor, resourceTypeOf, secretLookup } from "../shared/deps.ts";
 import { describeFailure, type Failure, type Problem, stalledBy, waitingFor } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import type { Observation } from "../shared/kind.ts";
 import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { credentialsChanged, identityOf } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
@@ -13,42 +15,36 @@ import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import { readSecretValue } from "../shared/secrets.ts";
 import { afterFailedRead, buildLogDue, failedStepTail } from "./build-log.ts";
 import { appName, desiredApp } from "./desired.ts";
-import type { AppMemory } from "./memory.ts";
-import type { AppObserved } from "./observed.ts";
-import { type Reads, readsDue } from "./reads.ts";
+import type { AppKnowledge, AppMemory } from "./memory.ts";
+import { readsDue } from "./reads.ts";
 import { secretDigest } from "./secret-digest.ts";
 
-/** What observe found, plus the connection `act` calls the service with. */
-export interface Observation {
-  observed: AppObserved;
-  connection: Connection | undefined;
-  reads: Reads;
-  /** A read failed; `observed.problem` says so too. */
-  failure: Failure | undefined;
-}
-
 /**
- * Reads what the plan needs: credentials and the key's identity, the project, Secret and Grid
- * references from the informers, and from the service only what is due (see `readsDue`).
+ * Reads what the plan needs, starting from the memory: credentials and the key's identity, the
+ * project, Secret and Grid references from the informers, and from the service only what is due
+ * (see `readsDue`).
  */
-export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemory): Promise<Observation> {
-  const observed: AppObserved = {
+export async function observeApp(
+  deps: ControllerDeps,
+  app: App,
+  memory: AppMemory,
+): Promise<Observation<AppKnowledge>> {
+  const knowledge: AppKnowledge = {
+    ...memory,
+    external: { ...memory.external },
+    claims: { ...memory.claims },
     problem: undefined,
     me: undefined,
     projectId: undefined,
     desired: undefined,
-    external: memory.external,
-    claims: memory.claims,
     appliedSecrets: memory.appliedSecrets ?? app.status?.secretDigest,
-    refusedCreates: memory.refusedCreates,
     requestId: app.status?.lastRequestId,
-  };
-  const nothing: Observation = {
-    observed,
-    connection: undefined,
     reads: readsDue(app, memory, deps.now()),
-    failure: undefined,
+    changedByCall: { status: false, build: false },
   };
+  // A full read due now serves the reconcile request, whether or not it gets through.
+  if (knowledge.reads.app) knowledge.servedRequest = reconcileRequest(app);
+  const nothing: Observation<AppKnowledge> = { knowledge, connection: undefined, failure: undefined };
   const deleting = app.metadata.deletionTimestamp !== undefined;
   const releasing =
     deleting &&
@@ -64,14 +60,14 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
     if (!isHostingError(error)) throw error;
     return fail(nothing, describeFailure(error, "reading the API key's identity (GET /me)"));
   }
-  observed.me = connection.me;
-  observed.identity = identityOf(connection);
-  const result: Observation = { ...nothing, connection };
-  const changed = credentialsChanged(app.status?.owner, observed.identity);
+  knowledge.me = connection.me;
+  knowledge.identity = identityOf(connection);
+  const result: Observation<AppKnowledge> = { ...nothing, connection };
+  const changed = credentialsChanged(app.status?.owner, knowledge.identity);
   if (changed !== undefined) return fail(result, changed);
   const projectId = resolveProject(deps, app);
   if (typeof projectId !== "string") return fail(result, projectId);
-  observed.projectId = projectId;
+  knowledge.projectId = projectId;
   if (!deleting) {
     const { apiKey } = credentials.credentials;
     const desired = desiredApp(app, {
@@ -80,15 +76,15 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
       digest: (name, value) => secretDigest(apiKey, name, value),
     });
     if (!desired.ok) return fail(result, desired.problem);
-    observed.desired = desired.desired;
+    knowledge.desired = desired.desired;
   }
-  const reads = result.reads;
+  const { reads } = knowledge;
   if (reads.spreadFirstRead) {
-    memory.driftDueAt = deps.now() + Math.round(deps.random() * deps.settings.driftIntervalMs);
+    knowledge.driftDueAt = deps.now() + Math.round(deps.random() * deps.settings.driftIntervalMs);
     return result;
   }
   if (!(reads.lookup || reads.app || reads.status || reads.build)) {
-    await readBuildLog(deps, app, observed, connection);
+    await readBuildLog(deps, app, knowledge, connection);
     return result;
   }
   const refused =
@@ -96,16 +92,16 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
     scopeProblem(connection.me, ["apps:read"], "read the app");
   if (refused !== undefined) return fail(result, refused);
   try {
-    await readService(deps, app, memory, observed, connection, reads, projectId);
-    await probeMoveOwner(observed, connection, projectId, reads.app);
+    await readService(deps, app, knowledge, connection, projectId);
+    await probeMoveOwner(knowledge, connection, projectId, reads.app);
   } catch (error) {
     if (!isHostingError(error)) throw error;
-    if (error.requestId !== undefined) observed.requestId = error.requestId;
+    if (error.requestId !== undefined) knowledge.requestId = error.requestId;
     const failure = describeFailure(error, "reading the app at the service");
     if (failure.refreshIdentity) deps.hosting.forgetIdentity(connection.client);
     return fail(result, failure);
   }
-  await readBuildLog(deps, app, observed, connection);
+  await readBuildLog(deps, app, knowledge, connection);
   return result;
 }
 
@@ -114,12 +110,12 @@ export async function observeApp(deps: ControllerDeps, app: App, memory: AppMemo
  * list an app's shares, so one listing answers it without trying the move.
  */
 async function probeMoveOwner(
-  observed: AppObserved,
+  knowledge: AppKnowledge,
   { client, me }: Connection,
   projectId: string,
   fullRead: boolean,
 ): Promise<void> {
-  const { external } = observed;
+  const { external } = knowledge;
   const current = external.app;
   if (current === undefined || current.projectId === projectId) return;
   // Known for this app, until the next full read (a spec change, a reconcile request, a drift check).
@@ -141,10 +137,10 @@ async function probeMoveOwner(
 async function readBuildLog(
   deps: ControllerDeps,
   app: App,
-  observed: AppObserved,
+  knowledge: AppKnowledge,
   { client, me }: Connection,
 ): Promise<void> {
-  const { external } = observed;
+  const { external } = knowledge;
   const build = external.build;
   if (build === undefined || build.state !== "failed") return;
   const recorded = app.status?.build;
@@ -162,7 +158,7 @@ async function readBuildLog(
   }
   try {
     const log = await client.getBuildLogs(build.id);
-    const secrets = (observed.desired?.env ?? []).filter((e) => e.secret).map((e) => e.value);
+    const secrets = (knowledge.desired?.env ?? []).filter((e) => e.secret).map((e) => e.value);
     external.buildLog = {
       buildId: build.id,
       tail: failedStepTail(log.text, build.failedStep ?? undefined, secrets),
@@ -180,21 +176,20 @@ async function readBuildLog(
   }
 }
 
+/** Reads into `knowledge`, this observe's own draft. */
 async function readService(
   deps: ControllerDeps,
   app: App,
-  memory: AppMemory,
-  observed: AppObserved,
+  knowledge: AppKnowledge,
   { client }: Connection,
-  reads: Reads,
   projectId: string,
 ): Promise<void> {
+  const { reads, external } = knowledge;
   const options: CallOptions = { priority: reads.background ? "background" : "user" };
   const now = deps.now();
   const note = (metadata: { requestId: string | undefined }) => {
-    if (metadata.requestId !== undefined) observed.requestId = metadata.requestId;
+    if (metadata.requestId !== undefined) knowledge.requestId = metadata.requestId;
   };
-  const external = memory.external;
   if (reads.lookup) {
     const name = appName(app);
     const held = heldByOthers(deps, resourceTypeOf(appNames), app.metadata.uid, "appId");
@@ -208,20 +203,20 @@ async function readService(
       app.metadata.creationTimestamp,
     );
     if (found.length > 1) {
-      observed.problem = stalledBy(
+      knowledge.problem = stalledBy(
         Reason.DuplicateCreated,
         `a create of app ${name} had an unknown outcome and ${found.length} apps of that name now exist in project ` +
           `${projectId} (${found.map((a) => a.id).join(", ")}); set spec.appId to the one to keep and delete the others`,
       );
       return;
     }
-    memory.uncertainCreate = false;
+    knowledge.uncertainCreate = false;
     const [single] = found;
-    observed.lookedUpNothing = single === undefined;
+    knowledge.lookedUpNothing = single === undefined;
     if (single !== undefined) {
       external.app = single;
       external.gone = false;
-      memory.readGeneration = undefined;
+      knowledge.readGeneration = undefined;
     }
     return;
   }
@@ -236,25 +231,25 @@ async function readService(
       external.gone = false;
     } catch (error) {
       if (!isHostingError(error) || error.code !== "not_found") throw error;
-      if (error.requestId !== undefined) observed.requestId = error.requestId;
+      if (error.requestId !== undefined) knowledge.requestId = error.requestId;
       if (app.spec.appId !== undefined && app.status?.appId === undefined) throw error;
       external.gone = true;
       external.app = undefined;
       external.status = undefined;
       return;
     }
-    memory.readGeneration = app.metadata.generation ?? 0;
-    memory.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
+    knowledge.readGeneration = app.metadata.generation ?? 0;
+    knowledge.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
   }
   if (reads.status) {
     try {
       const status = await client.getAppStatus(external.app?.projectId ?? seenIn, appId, options);
       note(status.$metadata);
       external.status = status;
-      memory.statusDueAt = undefined;
+      knowledge.statusDueAt = undefined;
     } catch (error) {
       if (!isHostingError(error) || error.code !== "not_found") throw error;
-      if (error.requestId !== undefined) observed.requestId = error.requestId;
+      if (error.requestId !== undefined) knowledge.requestId = error.requestId;
       // Gone means nothing is known of it: the plan then decides afresh instead of waiting on it.
       external.gone = true;
       external.app = undefined;
@@ -267,7 +262,7 @@ async function readService(
     const build = await client.getBuild(buildId, options);
     note(build.$metadata);
     external.build = build;
-    memory.buildDueAt = undefined;
+    knowledge.buildDueAt = undefined;
   }
 }
 
@@ -305,12 +300,12 @@ function gridIdOf(deps: ControllerDeps, namespace: string, name: string): string
   return typeof id === "string" ? id : undefined;
 }
 
-function fail(observation: Observation, problem: Problem | Failure): Observation {
-  const { observed } = observation;
-  observed.problem = { stalled: problem.stalled, reason: problem.reason, message: problem.message };
+function fail(observation: Observation<AppKnowledge>, problem: Problem | Failure): Observation<AppKnowledge> {
+  const { knowledge } = observation;
+  knowledge.problem = { stalled: problem.stalled, reason: problem.reason, message: problem.message };
   if ("requestId" in problem) {
-    observation.failure = problem;
-    if (problem.requestId !== undefined) observed.requestId = problem.requestId;
+    observation.failure = { ...problem };
+    if (problem.requestId !== undefined) knowledge.requestId = problem.requestId;
   }
   return observation;
 }

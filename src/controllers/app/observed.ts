@@ -56,3 +56,7 @@ export interface AppObserved {
   /** A lookup by name ran this reconcile and found no app a create of this App may have made. */
   lookedUpNothing?: boolean;
 }
+
+export function emptyStatus(): ServiceStatus {
+  return { state: "requested", targetState: "running", nodes: [], errors: [], endpoints: [] };
+}

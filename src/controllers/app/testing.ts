@@ -3,6 +3,7 @@ import { finalizer } from "../../api/meta.ts";
 import type { Build, Me, App as ServiceApp, AppStatus as ServiceStatus } from "../../hosting/index.ts";
 import type { PollIntervals } from "../shared/deps.ts";
 import { type DesiredApp, desiredApp } from "./desired.ts";
+import { type AppKnowledge, newAppMemory } from "./memory.ts";
 import { type AppObserved, type ExternalApp, unknownExternal } from "./observed.ts";
 import { secretDigest } from "./secret-digest.ts";
 
@@ -143,6 +144,30 @@ export function observed(
     claims: {},
     appliedSecrets: app.status?.secretDigest,
     requestId: "req_1",
+    ...extra,
+  };
+}
+
+/** What a reconcile knows: `observed` plus fresh memory, nothing read or changed by a call yet. */
+export function knowledgeOf(
+  app: App,
+  external: Partial<ExternalApp> = {},
+  extra: Partial<AppKnowledge> = {},
+): AppKnowledge {
+  const seen = observed(app, external);
+  return {
+    ...newAppMemory(),
+    ...seen,
+    refusedCreates: 0,
+    reads: {
+      lookup: false,
+      app: false,
+      status: false,
+      build: false,
+      background: false,
+      spreadFirstRead: false,
+    },
+    changedByCall: { status: false, build: false },
     ...extra,
   };
 }

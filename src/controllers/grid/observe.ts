@@ -81,7 +81,10 @@ async function readService(
   const request = pendingRequest(reconcileRequest(grid), grid.status?.lastHandledReconcileAt);
   const settled = isSettled(grid, generation) && request === undefined;
   const timing = { now, intervalMs: deps.settings.driftIntervalMs, random: deps.random };
-  if (knowledge.grid === undefined && deferFirstRead(knowledge, { generation, settled }, timing, "driftDueAt"))
+  if (
+    knowledge.grid === undefined &&
+    deferFirstRead(knowledge, { generation, settled }, timing, "driftDueAt")
+  )
     return;
   const due =
     (knowledge.grid !== undefined && knowledge.grid.id !== gridId) ||

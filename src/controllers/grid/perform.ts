@@ -11,8 +11,7 @@ import type { GridAction } from "./plan.ts";
 /** What a Grid's action taught about the grid at the service. */
 export type GridFact =
   /** The grid is this Grid's: found after an uncertain create, or created (read at `generation`). */
-  | { type: "known"; grid: ServiceGrid; generation?: number }
-  | { type: "deleted" };
+  { type: "known"; grid: ServiceGrid; generation?: number } | { type: "deleted" };
 
 export const doingForGrid: Record<GridAction["type"], string> = {
   addFinalizer: "adding the finalizer",

@@ -3,7 +3,7 @@ import { objectKey } from "../../runtime/index.ts";
 import type { ControllerDefinition } from "../shared/controller.ts";
 import { resourceTypeOf } from "../shared/deps.ts";
 import { credentialsWatch } from "../shared/watches.ts";
-import { projectType } from "./act.ts";
+import { projectType } from "./kind.ts";
 import { projectReconciler } from "./reconciler.ts";
 
 /** Projects: reconciled on their own changes, their credentials, and Apps coming and going (deletion waits for them). */

@@ -4,76 +4,64 @@ import { type CallOptions, isHostingError, paginate, type Share } from "../../ho
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
 import { connectForResource } from "../shared/connect.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
-import { type Failure, stalledBy } from "../shared/failure.ts";
+import { stalledBy } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import type { Observation } from "../shared/kind.ts";
 import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { Reason } from "../shared/reasons.ts";
 import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
-import type { ProjectMemory, ProjectObserved } from "./observed.ts";
+import type { ProjectKnowledge, ProjectMemory } from "./observed.ts";
 import { projectName } from "./plan.ts";
 
-export interface ProjectObservation {
-  observed: ProjectObserved;
-  connection: Connection | undefined;
-  failure: Failure | undefined;
-}
-
-/** Reads credentials and identity, the Apps that use the project, and the project when due. */
+/** Reads credentials and identity, the Apps that use the project, and the project when due, starting from the memory. */
 export async function observeProject(
   deps: ControllerDeps,
   project: Project,
   memory: ProjectMemory,
-): Promise<ProjectObservation> {
-  const observed: ProjectObserved = {
+): Promise<Observation<ProjectKnowledge>> {
+  const knowledge: ProjectKnowledge = {
+    ...memory,
     problem: undefined,
     me: undefined,
-    project: memory.project,
-    gone: memory.gone,
-    refusedCreates: memory.refusedCreates,
     clusterApps: [],
     serviceApps: undefined,
     requestId: project.status?.lastRequestId,
-    shares: memory.shares,
-    emailUsers: memory.emailUsers,
   };
-  const result: ProjectObservation = { observed, connection: undefined, failure: undefined };
+  const result: Observation<ProjectKnowledge> = { knowledge, connection: undefined, failure: undefined };
   const deleting = project.metadata.deletionTimestamp !== undefined;
   const projectId = project.status?.projectId ?? project.spec.projectId ?? memory.project?.id;
   if (deleting) {
     if (project.spec.deletionPolicy === "Orphan" || !(project.metadata.finalizers ?? []).includes(finalizer))
       return result;
-    observed.clusterApps = appsUsing(deps, project, projectId);
-    if (observed.clusterApps.length > 0) return result;
+    knowledge.clusterApps = appsUsing(deps, project, projectId);
+    if (knowledge.clusterApps.length > 0) return result;
   } else if (project.spec.suspend) return result;
   await connectForResource(deps, project, result, "reading the project at the service", (connection) =>
-    readService(deps, project, memory, observed, connection, projectId, deleting),
+    readService(deps, project, knowledge, connection, projectId, deleting),
   );
-  observed.project = memory.project;
-  observed.gone = memory.gone;
-  observed.shares = memory.shares;
   return result;
 }
 
+/** Reads into `knowledge`, this observe's own draft. */
 async function readService(
   deps: ControllerDeps,
   project: Project,
-  memory: ProjectMemory,
-  observed: ProjectObserved,
+  knowledge: ProjectKnowledge,
   { client, me }: Connection,
   projectId: string | undefined,
   deleting: boolean,
 ): Promise<void> {
   const now = deps.now();
   const note = (requestId: string | undefined) => {
-    if (requestId !== undefined) observed.requestId = requestId;
+    if (requestId !== undefined) knowledge.requestId = requestId;
   };
   const refuse = (needed: string[], purpose: string): boolean => {
-    observed.problem = scopeProblem(me, needed, purpose);
-    return observed.problem !== undefined;
+    knowledge.problem = scopeProblem(me, needed, purpose);
+    return knowledge.problem !== undefined;
   };
   if (projectId === undefined) {
-    const mayExist = memory.uncertainCreate || (project.metadata.finalizers ?? []).includes(finalizer);
+    const mayExist = knowledge.uncertainCreate || (project.metadata.finalizers ?? []).includes(finalizer);
     if (!mayExist || refuse(["projects:read"], "look the project up")) return;
     const name = projectName(project);
     const found = await createdCandidates(
@@ -86,20 +74,20 @@ async function readService(
       project.metadata.creationTimestamp,
     );
     if (found.length > 1) {
-      observed.problem = stalledBy(
+      knowledge.problem = stalledBy(
         Reason.DuplicateCreated,
         `a create of project ${name} had an unknown outcome and ${found.length} projects of that name now exist ` +
           `(${found.map((p) => p.id).join(", ")}); set spec.projectId to the one to keep and delete the others`,
       );
       return;
     }
-    memory.uncertainCreate = false;
-    observed.lookedUpNothing = found[0] === undefined;
-    if (found[0] !== undefined) memory.project = found[0];
+    knowledge.uncertainCreate = false;
+    knowledge.lookedUpNothing = found[0] === undefined;
+    if (found[0] !== undefined) knowledge.project = found[0];
     return;
   }
-  observed.problem = pinningProblem(me, projectId, "use the project");
-  if (observed.problem !== undefined) return;
+  knowledge.problem = pinningProblem(me, projectId, "use the project");
+  if (knowledge.problem !== undefined) return;
   if (deleting) {
     if (refuse(["apps:read"], "check the project has no apps before deleting it")) return;
     try {
@@ -112,12 +100,12 @@ async function readService(
       })) {
         names.push(app.name);
       }
-      observed.serviceApps = names;
+      knowledge.serviceApps = names;
     } catch (error) {
       // The project is already gone (the owner's key was checked on connecting): nothing to delete.
       if (!isHostingError(error) || error.code !== "not_found") throw error;
       note(error.requestId);
-      memory.gone = true;
+      knowledge.gone = true;
     }
     return;
   }
@@ -125,37 +113,40 @@ async function readService(
   const request = pendingRequest(reconcileRequest(project), project.status?.lastHandledReconcileAt);
   const settled = isSettled(project, generation) && request === undefined;
   const timing = { now, intervalMs: deps.settings.driftIntervalMs, random: deps.random };
-  if (memory.project === undefined && deferFirstRead(memory, { generation, settled }, timing, "driftDueAt"))
+  if (
+    knowledge.project === undefined &&
+    deferFirstRead(knowledge, { generation, settled }, timing, "driftDueAt")
+  )
     return;
   const due =
-    memory.readGeneration !== generation ||
-    (request !== undefined && request !== memory.servedRequest) ||
-    (memory.driftDueAt !== undefined && memory.driftDueAt <= now);
-  if (project.spec.members === undefined) memory.shares = undefined;
-  const sharesDue = project.spec.members !== undefined && (due || memory.shares === undefined);
+    knowledge.readGeneration !== generation ||
+    (request !== undefined && request !== knowledge.servedRequest) ||
+    (knowledge.driftDueAt !== undefined && knowledge.driftDueAt <= now);
+  if (project.spec.members === undefined) knowledge.shares = undefined;
+  const sharesDue = project.spec.members !== undefined && (due || knowledge.shares === undefined);
   // A drift check, or the spread first read after a restart: after the user's work.
-  const background = memory.readGeneration === generation && request === undefined;
+  const background = knowledge.readGeneration === generation && request === undefined;
   const options: CallOptions = { priority: background ? "background" : "user" };
   if (due) {
     if (refuse(["projects:read"], "read the project")) return;
-    await readProject(project, memory, { client, projectId, options, note });
-    memory.readGeneration = generation;
-    memory.servedRequest = reconcileRequest(project);
-    memory.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
+    await readProject(project, knowledge, { client, projectId, options, note });
+    knowledge.readGeneration = generation;
+    knowledge.servedRequest = reconcileRequest(project);
+    knowledge.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
   }
   // Checked before any sharing call: without projects:admin the plan stalls MissingScopes.
   if (
     sharesDue &&
-    !memory.gone &&
+    !knowledge.gone &&
     !refuse(["projects:admin"], "manage the project's members (spec.members)")
   ) {
-    memory.shares = await listShares(client, projectId, options, note);
+    knowledge.shares = await listShares(client, projectId, options, note);
   }
 }
 
 async function readProject(
   project: Project,
-  memory: ProjectMemory,
+  knowledge: ProjectKnowledge,
   {
     client,
     projectId,
@@ -171,14 +162,14 @@ async function readProject(
   try {
     const read = await client.getProject(projectId, options);
     note(read.$metadata.requestId);
-    memory.project = read;
-    memory.gone = false;
+    knowledge.project = read;
+    knowledge.gone = false;
   } catch (error) {
     if (!isHostingError(error) || error.code !== "not_found") throw error;
     note(error.requestId);
     if (project.spec.projectId !== undefined && project.status?.projectId === undefined) throw error;
-    memory.project = undefined;
-    memory.gone = true;
+    knowledge.project = undefined;
+    knowledge.gone = true;
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Me, Project as ServiceProject, Share } from "../../hosting/index.ts";
 import type { Problem } from "../shared/failure.ts";
-import { newReadMemory, type ReadMemory } from "../shared/memory.ts";
+import { newReadMemory, type ReadMemory, readMemoryOf } from "../shared/memory.ts";
 import type { Owner } from "../shared/ownership.ts";
 
 /** What the Project controller remembers about one Project between reconciles. */
@@ -16,6 +16,15 @@ export interface ProjectMemory extends ReadMemory {
 export function newProjectMemory(): ProjectMemory {
   return { ...newReadMemory(), project: undefined, shares: undefined, emailUsers: {} };
 }
+
+/** What is kept of a reconcile's knowledge for the next one. */
+export function rememberProject(knowledge: ProjectKnowledge): ProjectMemory {
+  const { project, shares, emailUsers } = knowledge;
+  return { ...readMemoryOf(knowledge), project, shares, emailUsers };
+}
+
+/** Everything known of one Project during a reconcile: the memory it started from and what observe read. */
+export type ProjectKnowledge = ProjectObserved & ProjectMemory;
 
 /** Everything `planProject` needs besides the Project itself. */
 export interface ProjectObserved {

@@ -1,33 +1,45 @@
-import { projectSchema } from "../../api/project.ts";
+import { type Project, projectSchema } from "../../api/project.ts";
 import type { Reconciler } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
+import type { Kind } from "../shared/kind.ts";
 import { kindReconciler } from "../shared/kind-reconciler.ts";
 import { jittered } from "../shared/schedule.ts";
-import { actOnProject, projectType } from "./act.ts";
+import { projectType } from "./kind.ts";
+import { learnProject } from "./learn.ts";
 import { observeProject } from "./observe.ts";
-import { newProjectMemory } from "./observed.ts";
+import { newProjectMemory, type ProjectKnowledge, type ProjectMemory, rememberProject } from "./observed.ts";
 import { projectOutputs } from "./outputs.ts";
-import { planProject } from "./plan.ts";
+import { doingForProject, type ProjectFact, performProject } from "./perform.ts";
+import { type ProjectAction, type ProjectPlan, planProject } from "./plan.ts";
 
-/** observe → plan → act → one status write, for one Project. */
+/** observe → plan → perform → learn → plan → one status write, for one Project. */
 export function projectReconciler(deps: ControllerDeps): Reconciler {
-  return kindReconciler(deps, {
+  return kindReconciler(deps, projectKind(deps));
+}
+
+/** What the Project kind brings to the shared skeleton. */
+export function projectKind(
+  deps: ControllerDeps,
+): Kind<Project, ProjectMemory, ProjectKnowledge, ProjectAction, ProjectFact, ProjectPlan> {
+  return {
     type: projectType,
     schema: projectSchema,
     newMemory: newProjectMemory,
     observe: (project, memory, hosting) => observeProject({ ...deps, hosting }, project, memory),
-    async converge({ object, resource: project, memory, observation, now }) {
-      const { observed, connection } = observation;
-      const plan = planProject({ project, observed, now });
-      const acted = await actOnProject({ deps, object, project, memory, observed, connection }, plan.actions);
+    plan: (project, knowledge, now) => planProject({ project, observed: knowledge, now }),
+    perform: performProject,
+    learn: learnProject,
+    doing: doingForProject,
+    schedule(knowledge, _plan, now) {
       // Known from a create or a lookup rather than a read: the drift checks start from now.
-      if (memory.driftDueAt === undefined && memory.project !== undefined) {
-        memory.driftDueAt = now.getTime() + jittered(deps.settings.driftIntervalMs, deps.random);
-      }
-      return { acted, final: planProject({ project, observed, now }) };
+      const driftDueAt =
+        knowledge.driftDueAt === undefined && knowledge.project !== undefined
+          ? now.getTime() + jittered(deps.settings.driftIntervalMs, deps.random)
+          : knowledge.driftDueAt;
+      return { knowledge: { ...knowledge, driftDueAt }, dueAt: driftDueAt };
     },
-    dueAt: ({ memory }) => memory.driftDueAt,
-    waiting: ({ observed }) => observed.problem !== undefined,
+    remember: rememberProject,
+    waiting: (knowledge) => knowledge.problem !== undefined,
     outputs: projectOutputs,
-  });
+  };
 }

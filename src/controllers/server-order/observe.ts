@@ -15,8 +15,9 @@ import { gridType } from "../grid/kind.ts";
 import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
 import { connectForResource } from "../shared/connect.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
-import { type Failure, stalledBy } from "../shared/failure.ts";
+import { stalledBy } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import type { Observation } from "../shared/kind.ts";
 import { Reason } from "../shared/reasons.ts";
 import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
@@ -24,14 +25,8 @@ import type { CatalogCache } from "./catalog.ts";
 import { desiredInput, orderSettled } from "./desired.ts";
 import { ordersFromEarlierAttempt } from "./inspection.ts";
 import { serverOrderType } from "./kind.ts";
-import type { OrderMemory, OrderObserved } from "./observed.ts";
+import type { OrderKnowledge, OrderMemory } from "./observed.ts";
 import { type OrderPolls, orderMarker, orderScopes } from "./plan-common.ts";
-
-export interface OrderObservation {
-  observed: OrderObserved;
-  connection: Connection | undefined;
-  failure: Failure | undefined;
-}
 
 export interface ObserveOptions {
   catalogs: CatalogCache;
@@ -41,16 +36,18 @@ export interface ObserveOptions {
 /**
  * Reads credentials and identity, the referenced Grids from the informer, and from the service only
  * what is due: orders an uncertain call may have placed, the order and its servers, the catalog.
+ * Starts from the memory, which it never changes: what it reads goes into this observe's own draft.
  */
 export async function observeServerOrder(
   deps: ControllerDeps,
   serverOrder: ServerOrder,
   memory: OrderMemory,
   options: ObserveOptions,
-): Promise<OrderObservation> {
+): Promise<Observation<OrderKnowledge>> {
   const { spec, metadata } = serverOrder;
   const namespace = metadata.namespace ?? "default";
-  const observed: OrderObserved = {
+  const knowledge: OrderKnowledge = {
+    ...memory,
     problem: undefined,
     me: undefined,
     grids: resolveGridIds(
@@ -60,40 +57,28 @@ export async function observeServerOrder(
       spec.gridIds ?? [],
     ),
     catalog: undefined,
-    estimate: memory.estimate,
-    order: memory.order,
-    gone: memory.gone,
-    servers: memory.servers,
     candidates: undefined,
     refused: undefined,
     requestId: serverOrder.status?.lastRequestId,
-    growthOrders: memory.growthOrders,
     growthCandidates: undefined,
-    power: memory.power,
-    replacementOrders: memory.replacementOrders,
+    stopped: false,
   };
-  const result: OrderObservation = { observed, connection: undefined, failure: undefined };
+  const result: Observation<OrderKnowledge> = { knowledge, connection: undefined, failure: undefined };
   const deleting = metadata.deletionTimestamp !== undefined;
   const releasing =
     deleting && (spec.deletionPolicy === "Orphan" || !(metadata.finalizers ?? []).includes(finalizer));
   if (releasing || (spec.suspend && !deleting)) return result;
   await connectForResource(deps, serverOrder, result, "reading the order at the service", (connection) =>
-    readService(deps, serverOrder, memory, observed, connection, options),
+    readService(deps, serverOrder, knowledge, connection, options),
   );
-  observed.order = memory.order;
-  observed.gone = memory.gone;
-  observed.servers = memory.servers;
-  observed.growthOrders = memory.growthOrders;
-  observed.power = memory.power;
-  observed.replacementOrders = memory.replacementOrders;
   return result;
 }
 
+/** Reads into `knowledge`, this observe's own draft. */
 async function readService(
   deps: ControllerDeps,
   serverOrder: ServerOrder,
-  memory: OrderMemory,
-  observed: OrderObserved,
+  knowledge: OrderKnowledge,
   { client, me }: Connection,
   options: ObserveOptions,
 ): Promise<void> {
@@ -102,18 +87,18 @@ async function readService(
   const unreadable = scopeProblem(me, ["pools:read"], "read orders and servers");
   if (unreadable !== undefined) {
     // With no order to read, the plan names every scope ordering needs (pools:write includes pools:read).
-    if (marker !== undefined || serverOrder.status?.orderId !== undefined) observed.problem = unreadable;
+    if (marker !== undefined || serverOrder.status?.orderId !== undefined) knowledge.problem = unreadable;
     return;
   }
   const note = (requestId: string | undefined) => {
-    if (requestId !== undefined) observed.requestId = requestId;
+    if (requestId !== undefined) knowledge.requestId = requestId;
   };
   if (marker !== undefined) {
-    const input = attemptedInput(serverOrder, observed);
+    const input = attemptedInput(serverOrder, knowledge);
     if (input === undefined) {
       // The order call's arguments are no longer known: matching without them could adopt someone
       // else's order, so nothing is adopted and nothing is ordered.
-      observed.problem = stalledBy(
+      knowledge.problem = stalledBy(
         Reason.OrderUncertain,
         "an order call's outcome is unknown and the spec changed since (or its grids can't be resolved), so berth " +
           "can't tell its order from others: restore the spec as it was, or check the orders at the service, " +
@@ -121,16 +106,16 @@ async function readService(
       );
       return;
     }
-    observed.candidates = await findCandidates(deps, client, serverOrder, input, marker);
+    knowledge.candidates = await findCandidates(deps, client, serverOrder, input, marker);
   }
   const growing = serverOrder.status?.growing;
   if (growing !== undefined) {
-    if (!observed.grids.ok) {
-      observed.problem = observed.grids.problem;
+    if (!knowledge.grids.ok) {
+      knowledge.problem = knowledge.grids.problem;
       return;
     }
-    const input = { ...desiredInput(serverOrder.spec, observed.grids.gridIds), count: growing.count };
-    observed.growthCandidates = await findCandidates(
+    const input = { ...desiredInput(serverOrder.spec, knowledge.grids.gridIds), count: growing.count };
+    knowledge.growthCandidates = await findCandidates(
       deps,
       client,
       serverOrder,
@@ -151,32 +136,32 @@ async function readService(
   const spread =
     !deleting &&
     orderId !== undefined &&
-    memory.order === undefined &&
-    deferFirstRead(memory, { generation, settled }, timing, "orderDueAt");
-  if (orderId !== undefined && !spread && (deleting || orderDue(deps, serverOrder, memory, orderId))) {
-    await readOrder(deps, client, serverOrder, memory, orderId, options.polls, note);
+    knowledge.order === undefined &&
+    deferFirstRead(knowledge, { generation, settled }, timing, "orderDueAt");
+  if (orderId !== undefined && !spread && (deleting || orderDue(deps, serverOrder, knowledge, orderId))) {
+    await readOrder(deps, client, serverOrder, knowledge, orderId, options.polls, note);
   }
-  const mayOrder = orderId === undefined || marker !== undefined || memory.order?.state === "failed";
-  if (!deleting && mayOrder && observed.grids.ok && scopeProblem(me, orderScopes, "order") === undefined) {
-    observed.catalog = await options.catalogs.get(client);
+  const mayOrder = orderId === undefined || marker !== undefined || knowledge.order?.state === "failed";
+  if (!deleting && mayOrder && knowledge.grids.ok && scopeProblem(me, orderScopes, "order") === undefined) {
+    knowledge.catalog = await options.catalogs.get(client);
   }
 }
 
 function orderDue(
   deps: ControllerDeps,
   serverOrder: ServerOrder,
-  memory: OrderMemory,
+  knowledge: OrderKnowledge,
   orderId: string,
 ): boolean {
   const request = pendingRequest(reconcileRequest(serverOrder), serverOrder.status?.lastHandledReconcileAt);
   return (
-    (memory.order !== undefined && memory.order.id !== orderId) ||
+    (knowledge.order !== undefined && knowledge.order.id !== orderId) ||
     // An order known (answered, adopted) but whose servers were never listed.
-    (memory.order !== undefined && orderSettled(memory.order) && memory.servers === undefined) ||
-    memory.readGeneration !== (serverOrder.metadata.generation ?? 0) ||
-    (request !== undefined && request !== memory.servedRequest) ||
-    memory.orderDueAt === undefined ||
-    memory.orderDueAt <= deps.now()
+    (knowledge.order !== undefined && orderSettled(knowledge.order) && knowledge.servers === undefined) ||
+    knowledge.readGeneration !== (serverOrder.metadata.generation ?? 0) ||
+    (request !== undefined && request !== knowledge.servedRequest) ||
+    knowledge.orderDueAt === undefined ||
+    knowledge.orderDueAt <= deps.now()
   );
 }
 
@@ -185,15 +170,15 @@ async function readOrder(
   deps: ControllerDeps,
   client: HostingClient,
   serverOrder: ServerOrder,
-  memory: OrderMemory,
+  knowledge: OrderKnowledge,
   orderId: string,
   polls: OrderPolls,
   note: (requestId: string | undefined) => void,
 ): Promise<void> {
   const now = deps.now();
-  const settled = memory.order?.id === orderId && orderSettled(memory.order);
+  const settled = knowledge.order?.id === orderId && orderSettled(knowledge.order);
   const priority =
-    settled && memory.readGeneration === (serverOrder.metadata.generation ?? 0) ? "background" : "user";
+    settled && knowledge.readGeneration === (serverOrder.metadata.generation ?? 0) ? "background" : "user";
   let order: WithMetadata<Order> | undefined;
   try {
     order = await client.getOrder(orderId, { priority });
@@ -202,38 +187,38 @@ async function readOrder(
     if (!isHostingError(error) || error.code !== "not_found") throw error;
     note(error.requestId);
   }
-  if (memory.order?.id !== orderId) memory.servers = undefined;
-  memory.order = order;
-  memory.gone = order === undefined;
+  if (knowledge.order?.id !== orderId) knowledge.servers = undefined;
+  knowledge.order = order;
+  knowledge.gone = order === undefined;
   // Servers appear once the order provisions; those of an order the service forgot may still be listed.
   if (order?.state !== "pending") {
     const servers: Server[] = [];
     for await (const server of paginate((cursor) => client.listServers({ orderId, cursor }, { priority }))) {
       servers.push(server);
     }
-    memory.servers = servers;
+    knowledge.servers = servers;
   }
   const status = serverOrder.status;
   const growthIds = (status?.growthOrders ?? []).map((o) => o.id);
-  const growth = await readRecordedOrders(client, growthIds, memory.growthOrders, priority, note);
-  memory.growthOrders = growth.orders;
+  const growth = await readRecordedOrders(client, growthIds, knowledge.growthOrders, priority, note);
+  knowledge.growthOrders = growth.orders;
   const replacementIds = (status?.replacements ?? []).flatMap((r) =>
     r.orderId === undefined ? [] : [r.orderId],
   );
   const replacing = await readRecordedOrders(
     client,
     replacementIds,
-    memory.replacementOrders,
+    knowledge.replacementOrders,
     priority,
     note,
   );
-  memory.replacementOrders = replacing.orders;
-  if (memory.servers !== undefined) {
-    memory.servers = [...memory.servers, ...growth.servers, ...replacing.servers];
+  knowledge.replacementOrders = replacing.orders;
+  if (knowledge.servers !== undefined) {
+    knowledge.servers = [...knowledge.servers, ...growth.servers, ...replacing.servers];
   }
-  checkPowerCall(deps, memory, polls);
-  const transitions = (memory.servers ?? []).some((s) => inTransition.has(s.state));
-  memory.orderDueAt =
+  checkPowerCall(deps, knowledge, polls);
+  const transitions = (knowledge.servers ?? []).some((s) => inTransition.has(s.state));
+  knowledge.orderDueAt =
     order === undefined
       ? undefined
       : Math.min(
@@ -243,8 +228,8 @@ async function readOrder(
             .map((o) => now + nextReadMs(deps, o, polls)),
           transitions ? now + polls.powerMs : Number.POSITIVE_INFINITY,
         );
-  memory.readGeneration = serverOrder.metadata.generation ?? 0;
-  memory.servedRequest = reconcileRequest(serverOrder);
+  knowledge.readGeneration = serverOrder.metadata.generation ?? 0;
+  knowledge.servedRequest = reconcileRequest(serverOrder);
 }
 
 /** Server states berth looks at again soon: they end by themselves. */
@@ -292,19 +277,21 @@ async function readRecordedOrders(
  * Reading the servers back after a hibernate or wake: those still in the state the call was to
  * leave were not acted on (a wake without capacity), and are called again after a backoff.
  */
-function checkPowerCall(deps: ControllerDeps, memory: OrderMemory, polls: OrderPolls): void {
-  const attempt = memory.power;
-  if (attempt === undefined || attempt.retryAt !== undefined || memory.servers === undefined) return;
+function checkPowerCall(deps: ControllerDeps, knowledge: OrderKnowledge, polls: OrderPolls): void {
+  const attempt = knowledge.power;
+  if (attempt === undefined || attempt.retryAt !== undefined || knowledge.servers === undefined) return;
   const left = attempt.action === "wake" ? "hibernated" : "running";
   const asked = new Set(attempt.addresses);
-  const stuck = memory.servers.filter((s) => asked.has(s.address) && s.state === left).map((s) => s.address);
+  const stuck = knowledge.servers
+    .filter((s) => asked.has(s.address) && s.state === left)
+    .map((s) => s.address);
   if (stuck.length === 0) {
-    memory.power = undefined;
+    knowledge.power = undefined;
     return;
   }
   const failures = attempt.failures + 1;
   const backoffMs = Math.min(polls.powerMs * 4 * 2 ** (failures - 1), maxPowerBackoffMs);
-  memory.power = {
+  knowledge.power = {
     ...attempt,
     addresses: stuck,
     failures,
@@ -324,11 +311,11 @@ export function nextReadMs(deps: ControllerDeps, order: Order, polls: OrderPolls
 }
 
 /** What the order call with an unknown outcome asked for: known only while the spec is as it was then. */
-function attemptedInput(serverOrder: ServerOrder, observed: OrderObserved): ProvisionInput | undefined {
+function attemptedInput(serverOrder: ServerOrder, knowledge: OrderKnowledge): ProvisionInput | undefined {
   const marked = getCondition(serverOrder.status?.conditions, ConditionType.Ordered);
   const specUnchanged = marked?.observedGeneration === (serverOrder.metadata.generation ?? 0);
-  return specUnchanged && observed.grids.ok
-    ? desiredInput(serverOrder.spec, observed.grids.gridIds)
+  return specUnchanged && knowledge.grids.ok
+    ? desiredInput(serverOrder.spec, knowledge.grids.gridIds)
     : undefined;
 }
 

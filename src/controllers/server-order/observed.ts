@@ -23,7 +23,6 @@ export interface OrderMemory {
   orderDueAt: number | undefined;
   readGeneration: number | undefined;
   servedRequest: string | undefined;
-  readySeen: boolean;
   /** The growth orders (status.growthOrders) as last read or answered. */
   growthOrders: Order[];
   /** The last power call and what reading the servers back showed. */
@@ -53,12 +52,36 @@ export function newOrderMemory(): OrderMemory {
     orderDueAt: undefined,
     readGeneration: undefined,
     servedRequest: undefined,
-    readySeen: false,
     growthOrders: [],
     power: undefined,
     replacementOrders: [],
   };
 }
+
+/** What is kept of a reconcile's knowledge for the next one (per-reconcile reads are dropped). */
+export function rememberOrder(knowledge: OrderKnowledge): OrderMemory {
+  const { estimate, order, gone, servers, orderDueAt, readGeneration, servedRequest } = knowledge;
+  const { growthOrders, power, replacementOrders } = knowledge;
+  return {
+    estimate,
+    order,
+    gone,
+    servers,
+    orderDueAt,
+    readGeneration,
+    servedRequest,
+    growthOrders,
+    power,
+    replacementOrders,
+  };
+}
+
+/** Everything known of one ServerOrder during a reconcile: the memory it started from and what observe read. */
+export type OrderKnowledge = OrderObserved &
+  OrderMemory & {
+    /** A call failed this reconcile: work left over waits for that failure's retry, not for now. */
+    stopped: boolean;
+  };
 
 /** Everything `planServerOrder` needs besides the ServerOrder itself. */
 export interface OrderObserved {

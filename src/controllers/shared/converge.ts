@@ -73,7 +73,8 @@ export async function converge<
         knowledge = kind.learn(knowledge, { type: "failed", action, failure, error });
         if (failure.requestId !== undefined) knowledge = { ...knowledge, requestId: failure.requestId };
         // The key's scopes or projects may have changed: read its identity again next time.
-        if (failure.refreshIdentity && connection !== undefined) deps.hosting.forgetIdentity(connection.client);
+        if (failure.refreshIdentity && connection !== undefined)
+          deps.hosting.forgetIdentity(connection.client);
         deps.recorder.record(start.object, "Warning", failure.reason, failure.message, action.type);
         return { object, resource, knowledge, plan: kind.plan(resource, knowledge, now), failure };
       }

@@ -64,11 +64,21 @@ export function kindReconciler<
     const { memory, readySeen } = kept.get(key, uid);
     const capped = budgetRequeue(deps, kind.type, object, key, resource);
     if (capped !== undefined) return capped;
-    const hosting = deps.hosting.forReconcile({ signal: context.signal, resource: `${kind.type.plural}/${key}` });
+    const hosting = deps.hosting.forReconcile({
+      signal: context.signal,
+      resource: `${kind.type.plural}/${key}`,
+    });
     const observation = await kind.observe(resource, memory, hosting);
     const now = new Date(deps.now());
     const { connection } = observation;
-    const converged = await converge(kind, { deps, object, resource, knowledge: observation.knowledge, connection, now });
+    const converged = await converge(kind, {
+      deps,
+      object,
+      resource,
+      knowledge: observation.knowledge,
+      connection,
+      now,
+    });
     const schedule = kind.schedule(converged.knowledge, converged.plan, now);
     const entry: Kept<M> = { memory: kind.remember(schedule.knowledge), readySeen };
     kept.set(key, uid, entry);
@@ -85,7 +95,8 @@ export function kindReconciler<
     const { plan, failure: actFailure } = converged;
     const latest = converged.resource;
     const generation = latest.metadata.generation ?? 0;
-    const planned = actFailure === undefined ? plan.status : withProblem(plan.status, actFailure, generation, now);
+    const planned =
+      actFailure === undefined ? plan.status : withProblem(plan.status, actFailure, generation, now);
     const outputs = await outputWriter.sync(
       outputsOf({ key, type: kind.type, object: written, resource: latest, status: planned }, kind.outputs),
     );

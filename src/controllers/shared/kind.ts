@@ -84,7 +84,14 @@ export interface Schedule<K> {
  * What one kind brings to the shared skeleton (`kindReconciler`): observe → plan → perform → learn
  * → plan → one status write. `plan` and `learn` are pure; `observe` and `perform` do the I/O.
  */
-export interface Kind<R extends Resource, M, K extends BaseKnowledge, A extends { type: string }, F, P extends BasePlan<A>> {
+export interface Kind<
+  R extends Resource,
+  M,
+  K extends BaseKnowledge,
+  A extends { type: string },
+  F,
+  P extends BasePlan<A>,
+> {
   type: ResourceType;
   schema: z.ZodType<R>;
   /** Plan-perform rounds one reconcile may run (default 1): the rest is planned again next time. */

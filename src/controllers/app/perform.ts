@@ -1,0 +1,291 @@
+import type { App } from "../../api/app.ts";
+import { finalizer } from "../../api/meta.ts";
+import {
+  type CreateAppInput,
+  type CreatedApp,
+  type HostingClient,
+  isHostingError,
+  type ResponseMetadata,
+  type App as ServiceApp,
+  type AppStatus as ServiceStatus,
+} from "../../hosting/index.ts";
+import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
+import type { PollIntervals } from "../shared/deps.ts";
+import type { ObjectFact, PerformContext } from "../shared/kind.ts";
+import type { AppAction } from "./actions.ts";
+import { buildLogNote } from "./build-log.ts";
+import { appType } from "./kind.ts";
+import type { AppKnowledge } from "./memory.ts";
+import { emptyStatus } from "./observed.ts";
+import { formatSecretDigests } from "./secret-digest.ts";
+
+type PowerAction = "start" | "stop" | "restart";
+
+/** What an App's action taught about the app at the service (times are epoch ms). */
+export type AppFact =
+  | { type: "claimed"; request: "restart" | "rebuild"; value: string }
+  /** The app as created: the request as sent, with the answer's id, start and build. */
+  | {
+      type: "created";
+      app: ServiceApp;
+      generation: number;
+      appliedSecrets: string | undefined;
+      at: number;
+      buildDueAt: number | undefined;
+    }
+  | {
+      type: "updated";
+      app: ServiceApp;
+      patch: string;
+      at: number;
+      appliedSecrets?: string | undefined;
+      redeploy?: "provisioning" | "building";
+    }
+  /** Sent before the call: a start asked at `at`, or a stop over by `settlesAt`, even if the answer is lost. */
+  | { type: "powerRequested"; action: PowerAction; at: number; settlesAt?: number }
+  | { type: "powerAccepted"; action: PowerAction }
+  | { type: "rebuildAccepted" }
+  /** The app read after a build trigger: its buildId is the new build. */
+  | { type: "buildStarted"; app: ServiceApp }
+  | { type: "deleted" }
+  /** A delete refused while the app still stops: the next look is when the stop should be over. */
+  | { type: "stillStopping"; settlesAt: number }
+  /** Moved (`app` in its new project), or not in the old project any more (`app` unknown): read it at `at`. */
+  | { type: "moved"; app: ServiceApp | undefined; at: number };
+
+export const doingForApp: Record<AppAction["type"], string> = {
+  addFinalizer: "adding the finalizer",
+  removeFinalizer: "removing the finalizer",
+  claim: "accepting the request",
+  create: "creating the app",
+  update: "updating the app",
+  start: "starting the app",
+  stop: "stopping the app",
+  restart: "restarting the app",
+  triggerBuild: "triggering a build",
+  delete: "deleting the app",
+  move: "moving the app",
+  reportBuildLog: "reporting the build log",
+};
+
+const pastTense = { start: "Started", stop: "Stopped", restart: "Restarted" } as const;
+
+/**
+ * Carries out one action: the finalizer, a claim, or a call to the service, with an event for each
+ * change. Yields what each answer taught; the plan made after it shows in status.
+ */
+export function performApp(polls: PollIntervals) {
+  return async function* perform(
+    action: AppAction,
+    context: PerformContext<App, AppKnowledge>,
+  ): AsyncGenerator<AppFact | ObjectFact> {
+    const { deps, object, resource: app } = context;
+    const event = (reason: string, note: string, metadata?: ResponseMetadata) =>
+      deps.recorder.record(object, "Normal", reason, `${note}${quote(metadata)}`, action.type);
+    switch (action.type) {
+      case "addFinalizer":
+        yield { type: "written", object: await ensureFinalizer(deps.kube, appType, object, finalizer) };
+        return;
+      case "removeFinalizer":
+        await removeFinalizer(deps.kube, appType, object, finalizer);
+        if (app.spec.deletionPolicy === "Orphan")
+          event("Orphaned", "left the app at the service (deletionPolicy: Orphan)");
+        yield { type: "released" };
+        return;
+      case "claim":
+        yield { type: "claimed", request: action.request, value: action.value };
+        return;
+      case "reportBuildLog":
+        deps.recorder.record(object, "Warning", "BuildLog", buildLogNote(action.buildId, action.tail));
+        return;
+    }
+    const { knowledge } = context;
+    const client = clientOf(context);
+    const appId = knowledge.external.app?.id ?? app.status?.appId ?? "";
+    const projectId = knowledge.external.app?.projectId ?? app.status?.projectId ?? "";
+    switch (action.type) {
+      case "create": {
+        const created = await client.createApp(action.projectId, action.body, {
+          idempotencyKey: action.idempotencyKey,
+        });
+        const at = deps.now();
+        yield {
+          type: "created",
+          // The answer promises only the id (and start, buildId): the app is what was sent.
+          app: appAsCreated(created, action.projectId, action.body),
+          generation: app.metadata.generation ?? 0,
+          appliedSecrets: secretsOf(knowledge),
+          at,
+          buildDueAt: created.buildId === undefined ? undefined : at + polls.buildingMs,
+        };
+        yield answered(created.$metadata);
+        const replay = created.$metadata.replayed ? " (the service replayed an earlier create)" : "";
+        event(
+          "Created",
+          `created app ${action.body.name} (${created.id}) in project ${action.projectId}${replay}`,
+          created.$metadata,
+        );
+        return;
+      }
+      case "update": {
+        const updated = await client.patchApp(projectId, appId, action.patch);
+        const redeploys = action.patch.config !== undefined || action.patch.source !== undefined;
+        yield {
+          type: "updated",
+          app: updated,
+          patch: JSON.stringify(action.patch),
+          at: deps.now(),
+          ...(action.fields.includes("env") ? { appliedSecrets: secretsOf(knowledge) } : {}),
+          ...(redeploys ? { redeploy: action.patch.source === undefined ? "provisioning" : "building" } : {}),
+        };
+        yield answered(updated.$metadata);
+        const fields = action.fields.join(", ");
+        if (action.drift) {
+          deps.recorder.record(
+            object,
+            "Warning",
+            "DriftReverted",
+            `${fields} changed outside berth; set back to the spec${quote(updated.$metadata)}`,
+            "update",
+          );
+        } else event("Updated", `updated ${fields}`, updated.$metadata);
+        return;
+      }
+      case "start":
+      case "stop":
+      case "restart": {
+        const at = deps.now();
+        yield {
+          type: "powerRequested",
+          action: action.type,
+          at,
+          ...(action.type === "stop" ? { settlesAt: at + polls.stoppingMs } : {}),
+        };
+        const call = { start: client.startApp, stop: client.stopApp, restart: client.restartApp }[
+          action.type
+        ];
+        const accepted = await call(projectId, appId);
+        // A 202 promises no body: the state is known at the next status read.
+        yield { type: "powerAccepted", action: action.type };
+        yield answered(accepted);
+        const why =
+          action.type === "restart"
+            ? ` as asked at ${action.requestedAt}`
+            : action.type === "start" && action.drift
+              ? " (it was stopped outside berth)"
+              : "";
+        event(pastTense[action.type], `${action.type} accepted${why}`, accepted);
+        return;
+      }
+      case "triggerBuild": {
+        const accepted = await client.triggerBuild(projectId, appId);
+        yield { type: "rebuildAccepted" };
+        yield answered(accepted);
+        // The 202 promises no body; the new build is the app's buildId from now on.
+        const read = await client.getApp(projectId, appId);
+        yield { type: "buildStarted", app: read };
+        event(
+          "BuildTriggered",
+          `build ${read.buildId ?? "(not listed yet)"} started as asked at ${action.requestedAt}`,
+          accepted,
+        );
+        return;
+      }
+      case "delete": {
+        try {
+          const metadata = await client.deleteApp(projectId, appId);
+          yield answered(metadata);
+          event("Deleted", `deleted app ${appId}`, metadata);
+        } catch (error) {
+          if (
+            isHostingError(error) &&
+            error.code === "app_not_stopped" &&
+            knowledge.external.status !== undefined
+          ) {
+            // Still stopping: the delete tried again a stop's time later is the next look at it.
+            yield { type: "stillStopping", settlesAt: deps.now() + polls.stoppingMs };
+          }
+          if (!isHostingError(error) || error.code !== "not_found") throw error;
+        }
+        yield { type: "deleted" };
+        return;
+      }
+      case "move": {
+        try {
+          const moved = await client.moveApp(action.from, appId, action.to);
+          // Confirmed by a read in the new project, right after.
+          yield { type: "moved", app: moved, at: deps.now() };
+          yield answered(moved.$metadata);
+          event(
+            "Moved",
+            `moved app ${appId} from project ${action.from} to project ${action.to}`,
+            moved.$metadata,
+          );
+        } catch (error) {
+          if (!isHostingError(error) || error.code !== "not_found") throw error;
+          // Not in the old project any more: a move whose answer was lost may have acted. Read it again.
+          yield { type: "moved", app: undefined, at: deps.now() };
+        }
+        return;
+      }
+    }
+  };
+}
+
+function clientOf({ connection }: PerformContext<App, AppKnowledge>): HostingClient {
+  if (connection === undefined) throw new TypeError("calling the service needs a connection");
+  return connection.client;
+}
+
+function answered(metadata: ResponseMetadata): ObjectFact {
+  return { type: "answered", requestId: metadata.requestId };
+}
+
+function quote(metadata: ResponseMetadata | undefined): string {
+  return metadata?.requestId === undefined ? "" : ` (request ${metadata.requestId})`;
+}
+
+function secretsOf(knowledge: AppKnowledge): string | undefined {
+  return knowledge.desired === undefined
+    ? knowledge.appliedSecrets
+    : formatSecretDigests(knowledge.desired.env);
+}
+
+/** The app the service holds after a create: the request as sent, the answer's id, start and build. */
+function appAsCreated(created: CreatedApp, projectId: string, body: CreateAppInput): ServiceApp {
+  const { config } = body;
+  return {
+    id: created.id,
+    projectId,
+    name: body.name,
+    config: {
+      ...(config.image === undefined ? {} : { image: config.image }),
+      ports: config.ports ?? [],
+      instances: config.instances ?? { min: 1, max: 1 },
+      env: (config.env ?? []).map((e) => ({
+        name: e.name,
+        value: e.secret ? null : e.value,
+        secret: e.secret === true,
+      })),
+      volumes: config.volumes ?? [],
+      hardware: config.hardware ?? {},
+      placement: config.placement ?? {},
+      gridPriorities: config.gridPriorities ?? {},
+      ...(config.command === undefined || config.command === null ? {} : { command: config.command }),
+    },
+    ...(body.source === undefined ? {} : { source: { ...body.source } }),
+    ...(created.buildId === undefined ? {} : { buildId: created.buildId }),
+    ...(created.start === undefined ? {} : { start: created.start }),
+  };
+}
+
+/** The create answer's `start.state` stands for the status until the first read. */
+export function statusAfterCreate(app: ServiceApp): ServiceStatus {
+  const start = app.start?.state ?? "requested";
+  const state = start === "failed" ? "start_blocked" : start;
+  return {
+    ...emptyStatus(),
+    state,
+    endpoints: app.config.ports.map(({ port, protocol }) => ({ port, protocol, address: null })),
+  };
+}

@@ -1,0 +1,102 @@
+import { finalizer } from "../../api/meta.ts";
+import type { Project } from "../../api/project.ts";
+import { isHostingError, type Project as ServiceProject } from "../../hosting/index.ts";
+import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
+import { quoteRequest } from "../shared/condition-changes.ts";
+import type { ObjectFact, PerformContext } from "../shared/kind.ts";
+import { projectType } from "./kind.ts";
+import type { ProjectKnowledge } from "./observed.ts";
+import { type MemberFact, memberDoing, performMember } from "./perform-members.ts";
+import type { ProjectAction } from "./plan.ts";
+
+/** What a Project's action taught about the project at the service. */
+export type ProjectFact =
+  /** Created, read at `generation`; with spec.members its shares are read at `sharesDueAt`. */
+  | { type: "created"; project: ServiceProject; generation: number; sharesDueAt: number | undefined }
+  | { type: "renamed"; project: ServiceProject }
+  | { type: "deleted" }
+  | MemberFact;
+
+/** What an action is, for failure messages. */
+export function doingForProject(action: ProjectAction): string {
+  switch (action.type) {
+    case "create":
+      return "creating the project";
+    case "rename":
+      return "renaming the project";
+    case "addMember":
+    case "changeMember":
+    case "removeMember":
+      return memberDoing(action);
+    default:
+      return "deleting the project";
+  }
+}
+
+/** Carries out one action: the finalizer, or a call to the service, with an event for each change. */
+export async function* performProject(
+  action: ProjectAction,
+  { deps, object, resource: project, knowledge, connection }: PerformContext<Project, ProjectKnowledge>,
+): AsyncGenerator<ProjectFact | ObjectFact> {
+  const event = (reason: string, requestId: string | undefined, note: string) =>
+    deps.recorder.record(object, "Normal", reason, quoteRequest(requestId, note), action.type);
+  const client = (what: string = action.type) => {
+    if (connection === undefined) throw new TypeError(`${what} needs a connection`);
+    return connection.client;
+  };
+  const projectId = knowledge.project?.id ?? project.status?.projectId ?? "";
+  switch (action.type) {
+    case "addFinalizer":
+      yield { type: "written", object: await ensureFinalizer(deps.kube, projectType, object, finalizer) };
+      return;
+    case "removeFinalizer":
+      await removeFinalizer(deps.kube, projectType, object, finalizer);
+      yield { type: "released" };
+      return;
+    case "create": {
+      const created = await client().createProject(
+        { name: action.name },
+        { idempotencyKey: action.idempotencyKey },
+      );
+      const { requestId } = created.$metadata;
+      yield {
+        type: "created",
+        // The answer promises only the id: the project is named as asked.
+        project: { id: created.id, name: action.name },
+        generation: project.metadata.generation ?? 0,
+        // A new project is shared with nobody yet: its shares are read at once, then spec.members applied.
+        sharesDueAt: project.spec.members === undefined ? undefined : deps.now(),
+      };
+      yield { type: "answered", requestId };
+      event("Created", requestId, `created project ${action.name} (${created.id})`);
+      return;
+    }
+    case "rename": {
+      const renamed = await client().renameProject(projectId, action.name);
+      const { requestId } = renamed.$metadata;
+      yield { type: "renamed", project: renamed };
+      yield { type: "answered", requestId };
+      event("Renamed", requestId, `renamed project ${projectId} to ${renamed.name}`);
+      return;
+    }
+    case "delete": {
+      try {
+        const { requestId } = await client().deleteProject(projectId);
+        yield { type: "answered", requestId };
+        event("Deleted", requestId, `deleted project ${projectId}`);
+      } catch (error) {
+        if (!isHostingError(error) || error.code !== "not_found") throw error;
+      }
+      yield { type: "deleted" };
+      return;
+    }
+    case "addMember":
+    case "changeMember":
+    case "removeMember": {
+      // A member the service refused stops the sharing changes after it, as a failed call would.
+      if (knowledge.problem !== undefined) return;
+      yield* performMember(action, { client: client("sharing"), projectId, now: deps.now(), event });
+      return;
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { HostingApiError } from "../../hosting/index.ts";
+import type { Failed } from "../shared/kind.ts";
+import { orderSettled } from "./desired.ts";
+import type { OrderKnowledge } from "./observed.ts";
+import type { OrderFact } from "./perform.ts";
+import type { OrderAction } from "./plan-common.ts";
+
+/** The knowledge after a fact. Pure. */
+export function learnOrder(knowledge: OrderKnowledge, fact: OrderFact | Failed<OrderAction>): OrderKnowledge {
+  switch (fact.type) {
+    case "estimated":
+      return { ...knowledge, estimate: fact.estimate };
+    case "following":
+      return {
+        ...knowledge,
+        order: fact.order,
+        gone: false,
+        servers: undefined,
+        orderDueAt: fact.dueAt,
+        readGeneration: fact.generation,
+      };
+    case "passing": {
+      const asked = new Set(fact.addresses);
+      const servers = knowledge.servers?.map((s) => (asked.has(s.address) ? { ...s, state: fact.state } : s));
+      return { ...knowledge, servers };
+    }
+    case "grown":
+      return {
+        ...knowledge,
+        growthOrders: [...knowledge.growthOrders.filter((o) => o.id !== fact.order.id), fact.order],
+        growthCandidates: undefined,
+        // A settled growth order (adopted late) has servers the listing does not hold yet: list again.
+        ...(orderSettled(fact.order) ? { servers: undefined } : {}),
+      };
+    case "replacement":
+      return {
+        ...knowledge,
+        replacementOrders: [...knowledge.replacementOrders.filter((o) => o.id !== fact.order.id), fact.order],
+      };
+    case "powerSent": {
+      const previous = knowledge.power?.action === fact.action ? knowledge.power : undefined;
+      const power = {
+        action: fact.action,
+        addresses: fact.addresses,
+        sentAt: fact.sentAt,
+        failures: previous?.failures ?? 0,
+        retryAt: undefined,
+      };
+      return { ...knowledge, power };
+    }
+    case "due":
+      return { ...knowledge, orderDueAt: Math.min(knowledge.orderDueAt ?? fact.at, fact.at) };
+    case "failed":
+      return learnFailure(knowledge, fact);
+  }
+}
+
+/**
+ * Only the service's own refusal of an order is sure to have placed nothing (a 2xx it answered in
+ * an unexpected shape is not): the next attempt is then a new order call with a new key.
+ */
+function learnFailure(
+  knowledge: OrderKnowledge,
+  { action, failure, error }: Failed<OrderAction>,
+): OrderKnowledge {
+  const ordering = action.type === "order" || action.type === "growOrder";
+  const refused = ordering && error instanceof HostingApiError && error.kind === "terminal";
+  return { ...knowledge, stopped: true, ...(refused ? { refused: failure } : {}) };
+}

@@ -1,0 +1,177 @@
+import { finalizer } from "../../api/meta.ts";
+import type { ServerOrder } from "../../api/server-order.ts";
+import type { HostingClient, Order } from "../../hosting/index.ts";
+import { ensureFinalizer, type KubeObject, patchStatus, removeFinalizer } from "../../runtime/index.ts";
+import { quoteRequest } from "../shared/condition-changes.ts";
+import type { ObjectFact, PerformContext } from "../shared/kind.ts";
+import { orderSettled, phaseOf } from "./desired.ts";
+import { serverOrderType } from "./kind.ts";
+import { nextReadMs } from "./observe.ts";
+import type { KnownEstimate, OrderKnowledge } from "./observed.ts";
+import { performCount } from "./perform-count.ts";
+import { performReplace } from "./perform-replace.ts";
+import { type OrderAction, type OrderPolls, OrderReason } from "./plan-common.ts";
+
+/** What a ServerOrder's action taught about its orders and servers at the service. */
+export type OrderFact =
+  /** A dry run answered under its Idempotency-Key. */
+  | { type: "estimated"; estimate: KnownEstimate }
+  /** The order this ServerOrder follows, answered or adopted (at `generation`): read next at `dueAt`. */
+  | { type: "following"; order: Order; generation: number; dueAt: number }
+  /** The service took a call on these servers: they are in `state` until the next listing shows otherwise. */
+  | { type: "passing"; addresses: string[]; state: string }
+  /** A growth order recorded: placed by a call just now or by one whose answer was lost. */
+  | { type: "grown"; order: Order }
+  /** A replacement's order, as the replace call answered it. */
+  | { type: "replacement"; order: Order }
+  /** A hibernate or wake call on these servers went out at `sentAt`. */
+  | { type: "powerSent"; action: "hibernate" | "wake"; addresses: string[]; sentAt: number }
+  /** Look at the orders again no later than `at` (epoch ms). */
+  | { type: "due"; at: number };
+
+export type OrderPerformContext = PerformContext<ServerOrder, OrderKnowledge>;
+
+/** What one action's steps share. */
+export interface OrderStep {
+  context: OrderPerformContext;
+  polls: OrderPolls;
+  /** The connection's client (a TypeError without one). */
+  client(): HostingClient;
+  /** A Normal event naming the action, quoting the request ID. */
+  event(reason: string, requestId: string | undefined, note: string): void;
+}
+
+export const doingForOrder: Record<OrderAction["type"], string> = {
+  addFinalizer: "adding the finalizer",
+  removeFinalizer: "removing the finalizer",
+  estimate: "asking for an estimate (dry run)",
+  order: "placing the order",
+  adopt: "adopting the order",
+  deprovision: "deprovisioning the servers",
+  growOrder: "ordering more servers",
+  adoptGrowth: "adopting the growth order",
+  shrink: "deprovisioning servers for a lower spec.count",
+  power: "changing the servers' power",
+  replace: "replacing a server",
+  refuseReplace: "refusing a replace request",
+};
+
+/** The service takes at most this many addresses per deprovision request. */
+const deprovisionBatch = 50;
+
+/**
+ * Carries out one action: the finalizer, a call to the service, and the status it writes before
+ * (markers) and right after (the order's ID) the call, each write yielded before the next call.
+ */
+export async function* performServerOrder(
+  action: OrderAction,
+  context: OrderPerformContext,
+  polls: OrderPolls,
+): AsyncGenerator<OrderFact | ObjectFact> {
+  const { deps, object } = context;
+  const step: OrderStep = {
+    context,
+    polls,
+    client() {
+      if (context.connection === undefined) throw new TypeError("calling the service needs a connection");
+      return context.connection.client;
+    },
+    event(reason, requestId, note) {
+      deps.recorder.record(object, "Normal", reason, quoteRequest(requestId, note), action.type);
+    },
+  };
+  switch (action.type) {
+    case "addFinalizer":
+      yield { type: "written", object: await ensureFinalizer(deps.kube, serverOrderType, object, finalizer) };
+      return;
+    case "removeFinalizer":
+      if (action.warning !== undefined)
+        deps.recorder.record(object, "Warning", OrderReason.OrderUncertain, action.warning);
+      await removeFinalizer(deps.kube, serverOrderType, object, finalizer);
+      yield { type: "released" };
+      return;
+    case "estimate": {
+      const answer = await step.client().estimateServers(action.input, {
+        idempotencyKey: action.idempotencyKey,
+      });
+      const { estimate } = answer;
+      const { requestId } = answer.$metadata;
+      yield { type: "estimated", estimate: { idempotencyKey: action.idempotencyKey, estimate } };
+      yield { type: "answered", requestId };
+      step.event(
+        "Estimated",
+        requestId,
+        `the service estimates ${estimate.hourlyCost} ${estimate.currency} per hour for ${estimate.count} × ${estimate.instanceType} in ${estimate.zone}`,
+      );
+      return;
+    }
+    case "order": {
+      // Status says an order call may be in flight before it is sent, so a crash during it is noticed.
+      const marked = (await patchStatus(deps.kube, serverOrderType, object, action.marker)).object;
+      yield { type: "written", object: marked };
+      // No blind repeat after an uncertain failure: the next reconcile looks for the order first.
+      const order = await step.client().orderServers(action.input, { idempotencyKey: action.idempotencyKey });
+      yield following(step, order);
+      const { requestId } = order.$metadata;
+      yield { type: "answered", requestId };
+      const { count, instanceType, zone } = action.input;
+      step.event("Ordered", requestId, `placed order ${order.id}: ${count} × ${instanceType} in ${zone}`);
+      yield { type: "written", object: await recordOrder(step, marked, order) };
+      return;
+    }
+    case "adopt":
+      yield following(step, action.order);
+      step.event(
+        "Adopted",
+        undefined,
+        `adopted order ${action.order.id}, placed by an earlier call whose answer was lost`,
+      );
+      yield { type: "written", object: await recordOrder(step, object, action.order) };
+      return;
+    case "deprovision":
+      for (let i = 0; i < action.addresses.length; i += deprovisionBatch) {
+        const addresses = action.addresses.slice(i, i + deprovisionBatch);
+        const accepted = await step.client().deprovisionServers({ addresses, confirm: true });
+        // A 202 promises no body: the servers' states show at the next listing.
+        yield { type: "passing", addresses, state: "deprovisioning" };
+        yield { type: "answered", requestId: accepted.requestId };
+        step.event(
+          "Deprovisioning",
+          accepted.requestId,
+          `deprovisioning ${addresses.length} server(s) of order ${action.orderId}, as this ServerOrder was deleted`,
+        );
+      }
+      return;
+    case "growOrder":
+    case "adoptGrowth":
+    case "shrink":
+    case "power":
+      yield* performCount(step, action);
+      return;
+    case "replace":
+    case "refuseReplace":
+      yield* performReplace(step, action);
+      return;
+  }
+}
+
+/**
+ * The order this ServerOrder now follows, known from an answer rather than a read. A settled order's
+ * servers are listed next, without waiting for the drift check (nor for this write's own watch
+ * event, which is no news).
+ */
+function following({ context, polls }: OrderStep, order: Order): OrderFact {
+  const { deps, resource } = context;
+  const dueAt = deps.now() + (orderSettled(order) ? 0 : nextReadMs(deps, order, polls));
+  return { type: "following", order, generation: resource.metadata.generation ?? 0, dueAt };
+}
+
+/** Writes the order's ID at once: from here on the ServerOrder never orders again. */
+async function recordOrder({ context }: OrderStep, object: KubeObject, order: Order): Promise<KubeObject> {
+  const status = {
+    ...(object.status as Record<string, unknown> | undefined),
+    orderId: order.id,
+    phase: phaseOf(order),
+  };
+  return (await patchStatus(context.deps.kube, serverOrderType, object, status)).object;
+}
