@@ -60,6 +60,18 @@ describe("applyOutcome", () => {
     expect(await counter("controller_runtime_reconcile_total", { result: "requeue_after" })).toBe(1);
   });
 
+  it("requeueAfter(0): again soon, but a key that keeps asking backs off (no spin), until it settles", async () => {
+    for (const wait of [5, 10, 20, 40]) {
+      apply(Outcome.requeueAfter(0));
+      expect(await requeuedWithin(wait - 1)).toBe(false);
+      expect(await requeuedWithin(1)).toBe(true);
+      await queue.get();
+    }
+    expect(await counter("controller_runtime_reconcile_total", { result: "requeue" })).toBe(4);
+    apply(Outcome.requeueAfter(1_000));
+    expect(queue.retries("ns/a")).toBe(0);
+  });
+
   it("error: retried with growing per-key backoff and counted as an error", async () => {
     apply(Outcome.error(new Error("boom")));
     expect(await requeuedWithin(4)).toBe(false);

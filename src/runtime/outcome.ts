@@ -43,6 +43,13 @@ export function applyOutcome(
       metrics.reconcileTotal.inc({ controller, result: "success" });
       return;
     case "requeueAfter":
+      if (outcome.ms <= 0) {
+        // "Again at once" is rate limited (controller-runtime's Requeue): a reconcile that keeps
+        // asking without getting anywhere backs off instead of spinning; any other outcome resets it.
+        queue.addRateLimited(key);
+        metrics.reconcileTotal.inc({ controller, result: "requeue" });
+        return;
+      }
       queue.forget(key);
       queue.addAfter(key, outcome.ms);
       metrics.reconcileTotal.inc({ controller, result: "requeue_after" });

@@ -20,7 +20,7 @@ export interface Reads {
   spreadFirstRead: boolean;
 }
 
-const none: Reads = {
+export const noReads: Reads = {
   lookup: false,
   app: false,
   status: false,
@@ -36,13 +36,13 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
   const appId = app.status?.appId ?? known.app?.id ?? app.spec.appId;
   if (appId === undefined || known.gone) {
     const mayExist = memory.uncertainCreate || (app.metadata.finalizers ?? []).includes(finalizer);
-    return { ...none, lookup: mayExist && !known.gone };
+    return { ...noReads, lookup: mayExist && !known.gone };
   }
   const due = (at: number | undefined) => at !== undefined && at <= now;
   const status = known.status === undefined || due(memory.statusDueAt);
   // Once the stop this process asked for should be over, the delete is the look at the app.
   const stopSettled = known.stopSettlesAt !== undefined && known.stopSettlesAt <= now;
-  if (deleting) return { ...none, status: known.status === undefined || (status && !stopSettled) };
+  if (deleting) return { ...noReads, status: known.status === undefined || (status && !stopSettled) };
   const generation = app.metadata.generation ?? 0;
   const request = pendingRequest(reconcileRequest(app), app.status?.lastHandledReconcileAt);
   const requested = request !== undefined && request !== memory.servedRequest;
@@ -57,7 +57,7 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
       isTrue(app.status.conditions, "Ready") &&
       !requested &&
       !oneOffPending;
-    if (settled) return { ...none, spreadFirstRead: true };
+    if (settled) return { ...noReads, spreadFirstRead: true };
   }
   const specChanged = memory.readGeneration !== generation;
   const drift = memory.driftDueAt !== undefined && memory.driftDueAt <= now;
@@ -71,7 +71,7 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
     buildUnfinished &&
     (due(memory.buildDueAt) || known.build?.id !== buildId);
   return {
-    ...none,
+    ...noReads,
     app: full,
     status: full || status,
     build,

@@ -5,6 +5,7 @@ import type { PollIntervals } from "../shared/deps.ts";
 import { type DesiredApp, desiredApp } from "./desired.ts";
 import { type AppKnowledge, newAppMemory } from "./memory.ts";
 import { type AppObserved, type ExternalApp, unknownExternal } from "./observed.ts";
+import { noReads } from "./reads.ts";
 import { secretDigest } from "./secret-digest.ts";
 
 // Builders for the App controller's unit tests (not shipped behaviour).
@@ -159,14 +160,7 @@ export function knowledgeOf(
     ...newAppMemory(),
     ...seen,
     refusedCreates: 0,
-    reads: {
-      lookup: false,
-      app: false,
-      status: false,
-      build: false,
-      background: false,
-      spreadFirstRead: false,
-    },
+    reads: noReads,
     changedByCall: { status: false, build: false },
     ...extra,
   };

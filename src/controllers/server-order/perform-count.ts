@@ -14,6 +14,21 @@ type Facts = AsyncGenerator<OrderFact | ObjectFact>;
 /** The service takes at most this many addresses per power or deprovision request. */
 const batch = 50;
 
+/** Deprovisions in batches the service takes; a 202 promises no body: states show at the next listing. */
+export async function* deprovision(
+  step: OrderStep,
+  all: readonly string[],
+  note: (addresses: string[]) => string,
+): Facts {
+  for (let i = 0; i < all.length; i += batch) {
+    const addresses = all.slice(i, i + batch);
+    const accepted = await step.client().deprovisionServers({ addresses, confirm: true });
+    yield { type: "passing", addresses, state: "deprovisioning" };
+    yield { type: "answered", requestId: accepted.requestId };
+    step.event("Deprovisioning", accepted.requestId, note(addresses));
+  }
+}
+
 const passingState = { hibernate: "hibernating", wake: "waking" } as const;
 
 /** Growth orders, shrinking and power: each writes status before or right after its call. */
@@ -103,17 +118,11 @@ async function* shrink(step: OrderStep, action: Extract<OrderAction, { type: "sh
     });
     yield { type: "written", object: written.object };
   }
-  for (let i = 0; i < action.addresses.length; i += batch) {
-    const addresses = action.addresses.slice(i, i + batch);
-    const accepted = await step.client().deprovisionServers({ addresses, confirm: true });
-    yield { type: "passing", addresses, state: "deprovisioning" };
-    yield { type: "answered", requestId: accepted.requestId };
-    step.event(
-      "Deprovisioning",
-      accepted.requestId,
-      `deprovisioning ${addresses.join(", ")}, as spec.count was lowered`,
-    );
-  }
+  yield* deprovision(
+    step,
+    action.addresses,
+    (addresses) => `deprovisioning ${addresses.join(", ")}, as spec.count was lowered`,
+  );
   yield { type: "due", at: deps.now() + step.polls.deprovisionMs };
 }
 

@@ -8,7 +8,7 @@ import { orderSettled, phaseOf } from "./desired.ts";
 import { serverOrderType } from "./kind.ts";
 import { nextReadMs } from "./observe.ts";
 import type { KnownEstimate, OrderKnowledge } from "./observed.ts";
-import { performCount } from "./perform-count.ts";
+import { deprovision, performCount } from "./perform-count.ts";
 import { performReplace } from "./perform-replace.ts";
 import { type OrderAction, type OrderPolls, OrderReason } from "./plan-common.ts";
 
@@ -55,9 +55,6 @@ export const doingForOrder: Record<OrderAction["type"], string> = {
   replace: "replacing a server",
   refuseReplace: "refusing a replace request",
 };
-
-/** The service takes at most this many addresses per deprovision request. */
-const deprovisionBatch = 50;
 
 /**
  * Carries out one action: the finalizer, a call to the service, and the status it writes before
@@ -129,18 +126,12 @@ export async function* performServerOrder(
       yield { type: "written", object: await recordOrder(step, object, action.order) };
       return;
     case "deprovision":
-      for (let i = 0; i < action.addresses.length; i += deprovisionBatch) {
-        const addresses = action.addresses.slice(i, i + deprovisionBatch);
-        const accepted = await step.client().deprovisionServers({ addresses, confirm: true });
-        // A 202 promises no body: the servers' states show at the next listing.
-        yield { type: "passing", addresses, state: "deprovisioning" };
-        yield { type: "answered", requestId: accepted.requestId };
-        step.event(
-          "Deprovisioning",
-          accepted.requestId,
+      yield* deprovision(
+        step,
+        action.addresses,
+        (addresses) =>
           `deprovisioning ${addresses.length} server(s) of order ${action.orderId}, as this ServerOrder was deleted`,
-        );
-      }
+      );
       return;
     case "growOrder":
     case "adoptGrowth":
