@@ -304,7 +304,7 @@ function fail(observation: Observation<AppKnowledge>, problem: Problem | Failure
   const { knowledge } = observation;
   knowledge.problem = { stalled: problem.stalled, reason: problem.reason, message: problem.message };
   if ("requestId" in problem) {
-    observation.failure = { ...problem };
+    observation.failure = problem;
     if (problem.requestId !== undefined) knowledge.requestId = problem.requestId;
   }
   return observation;
