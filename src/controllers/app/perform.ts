@@ -1,14 +1,10 @@
 import type { App } from "../../api/app.ts";
 import { finalizer } from "../../api/meta.ts";
-import {
-  type HostingClient,
-  isHostingError,
-  type ResponseMetadata,
-  type App as ServiceApp,
-} from "../../hosting/index.ts";
+import { isHostingError, type ResponseMetadata, type App as ServiceApp } from "../../hosting/index.ts";
 import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
+import { quoteRequest } from "../shared/condition-changes.ts";
 import type { PollIntervals } from "../shared/deps.ts";
-import type { ObjectFact, PerformContext } from "../shared/kind.ts";
+import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
 import type { AppAction } from "./actions.ts";
 import { buildLogNote } from "./build-log.ts";
 import { appAsCreated } from "./created.ts";
@@ -78,7 +74,7 @@ export function performApp(polls: PollIntervals) {
   ): AsyncGenerator<AppFact | ObjectFact> {
     const { deps, object, resource: app } = context;
     const event = (reason: string, note: string, metadata?: ResponseMetadata) =>
-      deps.recorder.record(object, "Normal", reason, `${note}${quote(metadata)}`, action.type);
+      deps.recorder.record(object, "Normal", reason, quoteRequest(metadata?.requestId, note), action.type);
     switch (action.type) {
       case "addFinalizer":
         yield { type: "written", object: await ensureFinalizer(deps.kube, appType, object, finalizer) };
@@ -142,7 +138,10 @@ export function performApp(polls: PollIntervals) {
             object,
             "Warning",
             "DriftReverted",
-            `${fields} changed outside berth; set back to the spec${quote(updated.$metadata)}`,
+            quoteRequest(
+              updated.$metadata.requestId,
+              `${fields} changed outside berth; set back to the spec`,
+            ),
             "update",
           );
         } else event("Updated", `updated ${fields}`, updated.$metadata);
@@ -229,17 +228,8 @@ export function performApp(polls: PollIntervals) {
   };
 }
 
-function clientOf({ connection }: PerformContext<App, AppKnowledge>): HostingClient {
-  if (connection === undefined) throw new TypeError("calling the service needs a connection");
-  return connection.client;
-}
-
 function answered(metadata: ResponseMetadata): ObjectFact {
   return { type: "answered", requestId: metadata.requestId };
-}
-
-function quote(metadata: ResponseMetadata | undefined): string {
-  return metadata?.requestId === undefined ? "" : ` (request ${metadata.requestId})`;
 }
 
 function secretsOf(knowledge: AppKnowledge): string | undefined {

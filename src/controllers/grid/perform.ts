@@ -3,7 +3,7 @@ import { finalizer } from "../../api/meta.ts";
 import { isHostingError, type Grid as ServiceGrid } from "../../hosting/index.ts";
 import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
-import type { ObjectFact, PerformContext } from "../shared/kind.ts";
+import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
 import { gridType } from "./kind.ts";
 import type { GridKnowledge } from "./observed.ts";
 import type { GridAction } from "./plan.ts";
@@ -28,10 +28,7 @@ export async function* performGrid(
 ): AsyncGenerator<GridFact | ObjectFact> {
   const event = (reason: string, requestId: string | undefined, note: string) =>
     deps.recorder.record(object, "Normal", reason, quoteRequest(requestId, note), action.type);
-  const client = () => {
-    if (connection === undefined) throw new TypeError(`${action.type} needs a connection`);
-    return connection.client;
-  };
+  const client = () => clientOf({ connection });
   switch (action.type) {
     case "addFinalizer":
       yield { type: "written", object: await ensureFinalizer(deps.kube, gridType, object, finalizer) };

@@ -7,18 +7,14 @@ import { learnProject } from "./learn.ts";
 import { newProjectMemory, type ProjectKnowledge, rememberProject } from "./observed.ts";
 import type { ProjectFact } from "./perform.ts";
 import type { ProjectAction } from "./plan.ts";
+import { projectKnowledge } from "./testing.ts";
 
 const owner: Share = { userId: "usr_owner", role: "owner", accountOwner: true };
 const ann: Share = { userId: "usr_ann", email: "ann@example.test", role: "viewer", accountOwner: false };
 const cid: Share = { userId: "usr_cid", role: "editor", accountOwner: false };
 
 function known(extra: Partial<ProjectKnowledge> = {}): ProjectKnowledge {
-  return {
-    ...newProjectMemory(),
-    problem: undefined,
-    me: undefined,
-    clusterApps: [],
-    serviceApps: undefined,
+  return projectKnowledge({
     requestId: "req_old",
     project: { id: "p1", name: "demo" },
     shares: [owner, ann],
@@ -26,7 +22,7 @@ function known(extra: Partial<ProjectKnowledge> = {}): ProjectKnowledge {
     driftDueAt: 5000,
     readGeneration: 1,
     ...extra,
-  };
+  });
 }
 
 function failed(

@@ -1,49 +1,22 @@
 import { describe, expect, it } from "vitest";
 import type { Project } from "../../api/project.ts";
-import { HostingApiError, type HostingClient, type Me, type Share } from "../../hosting/index.ts";
+import { HostingApiError, type HostingClient, type Share } from "../../hosting/index.ts";
 import { asKubeObject } from "../../runtime/index.ts";
 import { converge } from "../shared/converge.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import type { ObjectFact } from "../shared/kind.ts";
-import { newProjectMemory, type ProjectKnowledge } from "./observed.ts";
+import type { ProjectKnowledge } from "./observed.ts";
 import { type ProjectFact, performProject } from "./perform.ts";
 import type { ProjectAction } from "./plan.ts";
 import { projectKind } from "./reconciler.ts";
+import { me as ownerKey, projectKnowledge, aProject as projectWith } from "./testing.ts";
 
 const metadata = { status: 200, requestId: "req_1", replayed: false, attempts: 1 };
 const owner: Share = { userId: "usr_owner", role: "owner", accountOwner: true };
-const me: Me = {
-  user: { id: "usr_owner", email: "o@example.test" },
-  apiKey: { id: "k", scopes: ["*"], projectIds: [], expiresAt: null },
-  oauthClient: null,
-};
-
-function aProject(members?: Project["spec"]["members"]): Project {
-  return {
-    apiVersion: "berth.dev/v1alpha1",
-    kind: "Project",
-    metadata: {
-      name: "demo",
-      namespace: "team",
-      uid: "uid-p",
-      generation: 2,
-      finalizers: ["berth.dev/finalizer"],
-    },
-    spec: { deletionPolicy: "Delete", suspend: false, ...(members === undefined ? {} : { members }) },
-  };
-}
-
-function knowledge(extra: Partial<ProjectKnowledge> = {}): ProjectKnowledge {
-  return {
-    ...newProjectMemory(),
-    problem: undefined,
-    me,
-    clusterApps: [],
-    serviceApps: undefined,
-    requestId: undefined,
-    ...extra,
-  };
-}
+const me = ownerKey(["*"], [], "usr_owner");
+const aProject = (members?: Project["spec"]["members"]): Project =>
+  projectWith(members === undefined ? {} : { members }, { generation: 2 });
+const knowledge = (extra: Partial<ProjectKnowledge> = {}) => projectKnowledge({ me, ...extra });
 
 function apiError(status: number, code: string, details?: Record<string, string>, requestId = "req_e") {
   const kind = status >= 500 ? "retryable" : "terminal";

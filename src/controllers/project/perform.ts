@@ -3,7 +3,7 @@ import type { Project } from "../../api/project.ts";
 import { isHostingError, type Project as ServiceProject } from "../../hosting/index.ts";
 import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
-import type { ObjectFact, PerformContext } from "../shared/kind.ts";
+import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
 import { projectType } from "./kind.ts";
 import type { ProjectKnowledge } from "./observed.ts";
 import { type MemberFact, memberDoing, performMember } from "./perform-members.ts";
@@ -40,10 +40,7 @@ export async function* performProject(
 ): AsyncGenerator<ProjectFact | ObjectFact> {
   const event = (reason: string, requestId: string | undefined, note: string) =>
     deps.recorder.record(object, "Normal", reason, quoteRequest(requestId, note), action.type);
-  const client = (what: string = action.type) => {
-    if (connection === undefined) throw new TypeError(`${what} needs a connection`);
-    return connection.client;
-  };
+  const client = () => clientOf({ connection });
   const projectId = knowledge.project?.id ?? project.status?.projectId ?? "";
   switch (action.type) {
     case "addFinalizer":
@@ -95,7 +92,7 @@ export async function* performProject(
     case "removeMember": {
       // A member the service refused stops the sharing changes after it, as a failed call would.
       if (knowledge.problem !== undefined) return;
-      yield* performMember(action, { client: client("sharing"), projectId, now: deps.now(), event });
+      yield* performMember(action, { client: client(), projectId, now: deps.now(), event });
       return;
     }
   }

@@ -1,41 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { getCondition } from "../../api/conditions.ts";
 import type { Project } from "../../api/project.ts";
-import type { Me } from "../../hosting/index.ts";
 import type { ProjectObserved } from "./observed.ts";
 import { type ProjectPlan, planProject } from "./plan.ts";
+import { aProject, me } from "./testing.ts";
 
 const id = "a".repeat(24);
 const now = new Date("2030-01-01T00:00:00Z");
-
-function aProject(
-  spec: Partial<Project["spec"]> = {},
-  metadata: Partial<Project["metadata"]> = {},
-  status?: Project["status"],
-): Project {
-  return {
-    apiVersion: "berth.dev/v1alpha1",
-    kind: "Project",
-    metadata: {
-      name: "demo",
-      namespace: "team",
-      uid: "uid-p",
-      generation: 1,
-      finalizers: ["berth.dev/finalizer"],
-      ...metadata,
-    },
-    spec: { deletionPolicy: "Delete", suspend: false, ...spec },
-    ...(status === undefined ? {} : { status }),
-  };
-}
-
-function me(scopes: string[] = ["*"], projectIds: string[] = []): Me {
-  return {
-    user: { id: "u", email: "u@example.test" },
-    apiKey: { id: "k", scopes, projectIds, expiresAt: null },
-    oauthClient: null,
-  };
-}
 
 function seen(extra: Partial<ProjectObserved> = {}): ProjectObserved {
   return {

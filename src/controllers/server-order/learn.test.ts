@@ -36,7 +36,6 @@ function knowledge(overrides: Partial<OrderKnowledge> = {}): OrderKnowledge {
     refused: undefined,
     requestId: "req_0",
     growthCandidates: undefined,
-    stopped: false,
     ...overrides,
   };
 }
@@ -174,19 +173,19 @@ const cases: Case[] = [
     name: "the service's refusal of the order: refused, nothing placed",
     before: {},
     fact: terminal,
-    after: { refused: terminal.failure, stopped: true },
+    after: { refused: terminal.failure },
   },
   {
     name: "the service's refusal of a growth order: refused",
     before: {},
     fact: growRefused,
-    after: { refused: growRefused.failure, stopped: true },
+    after: { refused: growRefused.failure },
   },
   {
     name: "an order call with an unknown outcome is not a refusal",
     before: {},
     fact: failed(orderAction, apiError("uncertain")),
-    after: { stopped: true },
+    after: { refused: undefined },
   },
   {
     name: "an order lost on the network is not a refusal",
@@ -201,19 +200,19 @@ const cases: Case[] = [
         sent: true,
       }),
     ),
-    after: { stopped: true },
+    after: { refused: undefined },
   },
   {
     name: "an answer in an unexpected shape is not a refusal (the service may have ordered)",
     before: {},
     fact: failed(orderAction, new HostingResponseInvalidError({ operation: "orderServers", issues: [] })),
-    after: { stopped: true },
+    after: { refused: undefined },
   },
   {
     name: "a refused power call refuses no order",
     before: {},
     fact: failed(powerAction, apiError("terminal")),
-    after: { stopped: true },
+    after: { refused: undefined },
   },
 ];
 

@@ -65,5 +65,5 @@ function learnFailure(
 ): OrderKnowledge {
   const ordering = action.type === "order" || action.type === "growOrder";
   const refused = ordering && error instanceof HostingApiError && error.kind === "terminal";
-  return { ...knowledge, stopped: true, ...(refused ? { refused: failure } : {}) };
+  return refused ? { ...knowledge, refused: failure } : knowledge;
 }

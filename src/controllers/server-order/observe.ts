@@ -61,7 +61,6 @@ export async function observeServerOrder(
     refused: undefined,
     requestId: serverOrder.status?.lastRequestId,
     growthCandidates: undefined,
-    stopped: false,
   };
   const result: Observation<OrderKnowledge> = { knowledge, connection: undefined, failure: undefined };
   const deleting = metadata.deletionTimestamp !== undefined;

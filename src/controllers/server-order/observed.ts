@@ -77,11 +77,7 @@ export function rememberOrder(knowledge: OrderKnowledge): OrderMemory {
 }
 
 /** Everything known of one ServerOrder during a reconcile: the memory it started from and what observe read. */
-export type OrderKnowledge = OrderObserved &
-  OrderMemory & {
-    /** A call failed this reconcile: work left over waits for that failure's retry, not for now. */
-    stopped: boolean;
-  };
+export type OrderKnowledge = OrderObserved & OrderMemory;
 
 /** Everything `planServerOrder` needs besides the ServerOrder itself. */
 export interface OrderObserved {

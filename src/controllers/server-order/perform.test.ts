@@ -102,7 +102,6 @@ function fakes(orderServers: (input: ProvisionInput, key: string) => WithMetadat
     candidates: undefined,
     refused: undefined,
     requestId: undefined,
-    stopped: false,
   };
   const context = {
     deps,

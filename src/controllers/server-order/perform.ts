@@ -3,7 +3,7 @@ import type { ServerOrder } from "../../api/server-order.ts";
 import type { HostingClient, Order } from "../../hosting/index.ts";
 import { ensureFinalizer, type KubeObject, patchStatus, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
-import type { ObjectFact, PerformContext } from "../shared/kind.ts";
+import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
 import { orderSettled, phaseOf } from "./desired.ts";
 import { serverOrderType } from "./kind.ts";
 import { nextReadMs } from "./observe.ts";
@@ -69,10 +69,7 @@ export async function* performServerOrder(
   const step: OrderStep = {
     context,
     polls,
-    client() {
-      if (context.connection === undefined) throw new TypeError("calling the service needs a connection");
-      return context.connection.client;
-    },
+    client: () => clientOf(context),
     event(reason, requestId, note) {
       deps.recorder.record(object, "Normal", reason, quoteRequest(requestId, note), action.type);
     },

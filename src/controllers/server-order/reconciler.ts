@@ -41,8 +41,8 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
     schedule: (knowledge, plan, now) => ({
       knowledge,
       dueAt: earliest(
-        // Work the round limit left over (never after a failed call: that retries by its own rules).
-        plan.actions.length > 0 && !knowledge.stopped ? now.getTime() : undefined,
+        // Work the round limit left over.
+        plan.actions.length > 0 ? now.getTime() : undefined,
         knowledge.orderDueAt,
         plan.pollMs === undefined ? undefined : now.getTime() + plan.pollMs,
       ),

@@ -121,10 +121,11 @@ export function kindReconciler<
     if (retry !== undefined) return retry;
     if (outputs.error !== undefined) return Outcome.error(outputs.error);
     const stalled = plan.stalled || failure?.stalled === true || outputs.problem !== undefined;
-    const next = earliest(
-      schedule.dueAt,
-      retryAt(deps.settings, now, stalled, kind.waiting(converged.knowledge)),
-    );
+    // After a failed call nothing is due at once (a plan still holding that call would repeat it):
+    // the Stalled schedule says when to look again.
+    const due =
+      actFailure !== undefined && (schedule.dueAt ?? Infinity) <= now.getTime() ? undefined : schedule.dueAt;
+    const next = earliest(due, retryAt(deps.settings, now, stalled, kind.waiting(converged.knowledge)));
     return next === undefined ? Outcome.done() : Outcome.requeueAfter(Math.max(0, next - now.getTime()));
   };
 }

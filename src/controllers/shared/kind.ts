@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Condition } from "../../api/conditions.ts";
-import type { HostingError } from "../../hosting/index.ts";
+import type { HostingClient, HostingError } from "../../hosting/index.ts";
 import { type KubeObject, Outcome, type ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "./deps.ts";
 import { ReconcileError } from "./errors.ts";
@@ -72,6 +72,12 @@ export interface PerformContext<R, K> {
   resource: R;
   knowledge: K;
   connection: Connection | undefined;
+}
+
+/** The client an action calls the service with: observe connects before any plan that calls. */
+export function clientOf({ connection }: { connection: Connection | undefined }): HostingClient {
+  if (connection === undefined) throw new TypeError("calling the service needs a connection");
+  return connection.client;
 }
 
 /** When the kind next looks by itself, and the knowledge to keep for that. */
