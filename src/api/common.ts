@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { conditionsSchema } from "./conditions.ts";
+import { intentsSchema } from "./intents.ts";
 import { credentials } from "./meta.ts";
 import { outputsSpecSchema, outputsStatusSchema } from "./outputs.ts";
 
@@ -112,4 +113,5 @@ export const commonStatusFields = {
       "Value of the last berth.dev/reconcile-requested-at (or reconcile.fluxcd.io/requestedAt) annotation handled.",
     ),
   outputs: outputsStatusSchema.optional(),
+  intents: intentsSchema.optional(),
 };

@@ -17,7 +17,7 @@ export {
 } from "./client-cache.ts";
 export { type Clock, createSystemClock } from "./clock.ts";
 export * from "./errors.ts";
-export { idempotencyKey } from "./idempotency.ts";
+export { canonicalJson, idempotencyKey } from "./idempotency.ts";
 export type { BudgetHint, Priority } from "./limiter.ts";
 export { documentedLimits, type LimiterDefaults, LimiterRegistry } from "./limiter-registry.ts";
 export type * from "./models.ts";

@@ -28,7 +28,7 @@ export { ensureFinalizer, hasFinalizer, removeFinalizer } from "./finalizers.ts"
 export { defaultLivenessLimits, type LivenessLimits, type WorkProgress } from "./health.ts";
 export { HeapTrimmer, type HeapTrimOptions } from "./heap-trim.ts";
 export { Informer, type InformerOptions } from "./informer.ts";
-export { deepEqual, mergePatch } from "./json.ts";
+export { deepEqual, type Json, mergePatch } from "./json.ts";
 export { KubeClient, patchTypes } from "./kube-client.ts";
 export { type KubeconfigOptions, KubeconfigSource } from "./kubeconfig.ts";
 export { type LabelSelector, LabelSelectorError, parseLabelSelector } from "./label-selector.ts";

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { berthObjects, withCondition } from "../support/berth-objects.ts";
+import { berthObjects, pending, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig, kubeconfigPath } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
 import { sleep, useOperatorEnvironment } from "./support.ts";
@@ -50,8 +50,8 @@ describe("operator killed while the real order call is in flight", () => {
       // The service holds the real order (after the fresh estimate) for 3 s, in progress under its key, then acts.
       env.sim.injectFault({ operation: "provisionServers", latencyMs: 3000, skip: 1, times: 1 });
       await objects.patch("serverorders", "batch", { spec: { approved: true, maxHourlyCost: "1" } });
-      // Status says an order call may be in flight before it is sent.
-      await objects.waitFor("serverorders", "batch", (o) => o?.status?.phase === "Ordering");
+      // Status records the order's intent before the call is sent.
+      await objects.waitFor("serverorders", "batch", (o) => pending(o, "orderServers") !== undefined);
       await sleep(500);
       await stop(first, "SIGKILL");
     } finally {
@@ -97,14 +97,17 @@ describe("operator killed while the growth order call is in flight", () => {
       // The growth order (after its dry run) is held for 3 s under its key, then acts.
       env.sim.injectFault({ operation: "provisionServers", latencyMs: 3000, skip: 1, times: 1 });
       await objects.patch("serverorders", "batch", { spec: { count: 3 } });
-      await objects.waitFor("serverorders", "batch", (o) => o?.status?.growing !== undefined);
+      await objects.waitFor("serverorders", "batch", (o) => pending(o, "growServers") !== undefined);
       await sleep(500);
       await stop(first, "SIGKILL");
     } finally {
       await stop(first, "SIGKILL");
     }
     const killed = await objects.get("serverorders", "batch");
-    expect(killed?.status?.growing).toMatchObject({ target: 3, count: 2 });
+    expect(JSON.parse(pending(killed, "growServers")?.input ?? "{}")).toMatchObject({
+      request: { count: 2 },
+      step: { target: 3 },
+    });
     expect(killed?.status?.growthOrders).toBeUndefined();
 
     const second = operatorProcess(env.namespace);
@@ -118,7 +121,7 @@ describe("operator killed while the growth order call is in flight", () => {
       const orders = await service.items<{ id: string; count: number }>("/servers/orders");
       expect(orders.map((o) => o.count).sort()).toEqual([1, 2]);
       expect(placed()).toHaveLength(2);
-      expect(ready?.status?.growing).toBeUndefined();
+      expect(ready?.status?.intents ?? []).toEqual([]);
       expect(ready?.status?.growthOrders).toEqual([expect.objectContaining({ count: 2 })]);
     } finally {
       await stop(second, "SIGTERM");

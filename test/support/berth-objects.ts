@@ -82,3 +82,14 @@ export function withCondition(type: string, status: Condition["status"] = "True"
     return found?.status === status && (reason === undefined || found.reason === reason);
   };
 }
+
+/** The object's Pending intent for `operation` (status.intents), if any. */
+export function pending(
+  object: BerthObject | undefined,
+  operation: string,
+): { operation: string; key: string; input: string; attempt: number; state: string } | undefined {
+  const intents = (object?.status?.intents ?? []) as { operation: string; state: string }[];
+  return intents.find((i) => i.operation === operation && i.state === "Pending") as ReturnType<
+    typeof pending
+  >;
+}

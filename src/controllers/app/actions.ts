@@ -1,4 +1,5 @@
 import type { AppPatch, CreateAppInput } from "../../hosting/index.ts";
+import type { IntentCall } from "../shared/intents.ts";
 import type { AppField } from "./diff.ts";
 
 /** What `act` does at the service or on the App, in order. */
@@ -9,11 +10,11 @@ export type AppAction =
   | { type: "update"; patch: AppPatch; fields: AppField[]; drift: boolean }
   | { type: "start"; drift: boolean }
   | { type: "stop" }
-  | { type: "restart"; requestedAt: string }
-  | { type: "triggerBuild"; requestedAt: string }
+  | { type: "restart"; requestedAt: string; intent: IntentCall }
+  | { type: "triggerBuild"; requestedAt: string; intent: IntentCall }
   | { type: "delete" }
   /** Move the app to another project, keeping its ID. */
-  | { type: "move"; from: string; to: string }
+  | { type: "move"; from: string; to: string; intent: IntentCall }
   /** A Warning event with the failed build's log tail (no call). */
   | { type: "reportBuildLog"; buildId: string; tail: string }
   /** Remember (in memory) that the echoed request is yet to be carried out; no call. */

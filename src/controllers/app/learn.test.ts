@@ -7,6 +7,13 @@ import type { AppKnowledge } from "./memory.ts";
 import type { AppFact } from "./perform.ts";
 import { anApp, desiredOf, knowledgeOf, serviceApp, serviceStatus } from "./testing.ts";
 
+const restartIntent = {
+  operation: "restartApp",
+  input: { requestedAt: "t1" },
+  attempt: 1,
+  key: "restartApp.k",
+};
+
 const app = anApp();
 const service = serviceApp(desiredOf(app));
 const running = () => knowledgeOf(app, { app: service, status: serviceStatus("running") });
@@ -101,13 +108,13 @@ describe("learnApp", () => {
     [
       "a restart that may have acted is given up (at most once)",
       knowledgeOf(app, { app: service }, { claims: { restart: "t1" } }),
-      failed({ type: "restart", requestedAt: "t1" }, { uncertain: true }),
+      failed({ type: "restart", requestedAt: "t1", intent: restartIntent }, { uncertain: true }),
       { claims: { restart: undefined } },
     ],
     [
       "a restart the service surely did not act on is kept for a retry",
       knowledgeOf(app, { app: service }, { claims: { restart: "t1" } }),
-      failed({ type: "restart", requestedAt: "t1" }, {}),
+      failed({ type: "restart", requestedAt: "t1", intent: restartIntent }, {}),
       { claims: { restart: "t1" } },
     ],
   ])("%s", (_, before, fact, expected) => {

@@ -1,11 +1,13 @@
 import type { App } from "../../api/app.ts";
+import type { Intent } from "../../api/intents.ts";
 import { appNames, finalizer, gridNames, projectNames } from "../../api/meta.ts";
-import type { CallOptions } from "../../hosting/index.ts";
+import type { CallOptions, App as ServiceApp, WithMetadata } from "../../hosting/index.ts";
 import { isHostingError } from "../../hosting/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import { type ControllerDeps, credentialsFor, resourceTypeOf, secretLookup } from "../shared/deps.ts";
 import { describeFailure, type Failure, type Problem, stalledBy, waitingFor } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { inputOf, pendingIntent } from "../shared/intents.ts";
 import type { Observation } from "../shared/kind.ts";
 import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { credentialsChanged, identityOf } from "../shared/ownership.ts";
@@ -16,7 +18,7 @@ import { readSecretValue } from "../shared/secrets.ts";
 import { afterFailedRead, buildLogDue, failedStepTail } from "./build-log.ts";
 import { appName, desiredApp } from "./desired.ts";
 import type { AppKnowledge, AppMemory } from "./memory.ts";
-import { readsDue } from "./reads.ts";
+import { type Reads, readsDue } from "./reads.ts";
 import { secretDigest } from "./secret-digest.ts";
 
 /**
@@ -39,7 +41,7 @@ export async function observeApp(
     desired: undefined,
     appliedSecrets: memory.appliedSecrets ?? app.status?.secretDigest,
     requestId: app.status?.lastRequestId,
-    reads: readsDue(app, memory, deps.now()),
+    reads: withIntentReads(app, readsDue(app, memory, deps.now())),
     changedByCall: { status: false, build: false },
   };
   // A full read due now serves the reconcile request, whether or not it gets through.
@@ -221,6 +223,11 @@ async function readService(
     return;
   }
   const appId = app.status?.appId ?? external.app?.id ?? app.spec.appId ?? "";
+  const move = pendingIntent(app.status, "moveApp");
+  if (move !== undefined) {
+    await lookUpMove(knowledge, move, (where) => client.getApp(where, appId, options), note);
+    return;
+  }
   // Where the app was last seen; a move this process did not hear the answer to may have acted.
   const seenIn = external.app?.projectId ?? app.status?.projectId ?? projectId;
   if (reads.app) {
@@ -266,6 +273,37 @@ async function readService(
   }
 }
 
+/**
+ * A move whose outcome is unknown: the app is looked for in the two projects the move named (never
+ * the project the spec names now), its new one first.
+ */
+async function lookUpMove(
+  knowledge: AppKnowledge,
+  move: Intent,
+  read: (projectId: string) => Promise<WithMetadata<ServiceApp>>,
+  note: (metadata: { requestId: string | undefined }) => void,
+): Promise<void> {
+  const { from, to } = inputOf<{ from: string; to: string }>(move) ?? {};
+  if (from === undefined || to === undefined) return;
+  for (const [where, projectId] of [
+    ["to", to],
+    ["from", from],
+  ] as const) {
+    try {
+      const found = await read(projectId);
+      note(found.$metadata);
+      knowledge.external.app = found;
+      knowledge.external.gone = false;
+      knowledge.moveLookup = where;
+      return;
+    } catch (error) {
+      if (!isHostingError(error) || error.code !== "not_found") throw error;
+      note(error);
+    }
+  }
+  knowledge.moveLookup = "neither";
+}
+
 /** The app as read in the first of the projects that holds it: a 404 in all is the last one's. */
 async function readAppIn<T>(projects: string[], read: (projectId: string) => Promise<T>): Promise<T> {
   const [first, ...rest] = [...new Set(projects)];
@@ -275,6 +313,12 @@ async function readAppIn<T>(projects: string[], read: (projectId: string) => Pro
     if (rest.length === 0 || !isHostingError(error) || error.code !== "not_found") throw error;
     return readAppIn(rest, read);
   }
+}
+
+/** A Pending intent is settled by a read at once: never spread, never left to the drift check. */
+function withIntentReads(app: App, reads: Reads): Reads {
+  const pending = (app.status?.intents ?? []).some((i) => i.state === "Pending");
+  return pending ? { ...reads, app: true, spreadFirstRead: false } : reads;
 }
 
 /** The project the spec asks for: a changed projectRef or projectId means a move. */

@@ -55,6 +55,8 @@ export interface AppObserved {
   refusedCreates?: number;
   /** A lookup by name ran this reconcile and found no app a create of this App may have made. */
   lookedUpNothing?: boolean;
+  /** Where a Pending move intent's app was found, looked up in the intent's own projects. */
+  moveLookup?: "to" | "from" | "neither" | undefined;
 }
 
 export function emptyStatus(): ServiceStatus {

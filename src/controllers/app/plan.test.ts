@@ -507,7 +507,16 @@ describe("planApp: converging", () => {
     it("restarts once the echo is written and the claim held", () => {
       const app = annotated("berth.dev/restart-requested-at", "t1", { lastHandledRestartAt: "t1" });
       expect(plan(app, withService(app, { restart: "t1" })).actions).toEqual([
-        { type: "restart", requestedAt: "t1" },
+        {
+          type: "restart",
+          requestedAt: "t1",
+          // The intent recorded before the call names the app and the request it carries out.
+          intent: expect.objectContaining({
+            operation: "restartApp",
+            attempt: 1,
+            input: expect.objectContaining({ requestedAt: "t1" }),
+          }),
+        },
       ]);
     });
 
@@ -655,6 +664,16 @@ describe("planApp: moving to another project", () => {
     const result = plan(app, seen);
     expect(types(result)).toEqual(actions);
     expect(conditionOf(result, type)).toBe(condition);
-    if (actions.length > 0) expect(result.actions[0]).toEqual({ type: "move", from: projectId, to: target });
+    if (actions.length > 0)
+      expect(result.actions[0]).toEqual({
+        type: "move",
+        from: projectId,
+        to: target,
+        intent: expect.objectContaining({
+          operation: "moveApp",
+          attempt: 1,
+          input: { appId: service?.id, from: projectId, to: target },
+        }),
+      });
   });
 });

@@ -7,6 +7,7 @@ import { noChange, problemChange, quoteRequest, suspended } from "../shared/cond
 import type { PollIntervals } from "../shared/deps.ts";
 import type { Problem } from "../shared/failure.ts";
 import { shortHash } from "../shared/hash.ts";
+import { intentCall } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
@@ -66,7 +67,8 @@ function planMove(input: AppPlanInput, service: ServiceApp, target: string): App
   const { app, observed } = input;
   const generation = generationOf(app);
   const from = service.projectId;
-  const move: AppAction = { type: "move", from, to: target };
+  const intent = intentCall(app, "moveApp", { appId: service.id, from, to: target });
+  const move: AppAction = { type: "move", from, to: target, intent };
   const purpose = `move the app from project ${from} to project ${target}`;
   const refused = refusal(input, from, [move], purpose) ?? refusal(input, target, [move], purpose);
   if (refused !== undefined) return refused;
@@ -228,10 +230,12 @@ function oneOff(
   const applicable = request === "restart" ? !app.spec.stopped : desired.source !== undefined;
   const starting = actions.some((a) => a.type === "start");
   if (applicable && !starting) {
+    const operation = request === "restart" ? "restartApp" : "triggerBuild";
+    const intent = intentCall(app, operation, { appId: observed.external.app?.id, requestedAt: value });
     actions.push(
       request === "restart"
-        ? { type: "restart", requestedAt: value }
-        : { type: "triggerBuild", requestedAt: value },
+        ? { type: "restart", requestedAt: value, intent }
+        : { type: "triggerBuild", requestedAt: value, intent },
     );
   }
   return echoed;

@@ -11,6 +11,7 @@ import { observeApp } from "./observe.ts";
 import { appOutputs } from "./outputs.ts";
 import { doingForApp, performApp } from "./perform.ts";
 import { type AppPlan, planApp } from "./plan.ts";
+import { settleAppIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one App. */
 export function appReconciler(deps: ControllerDeps): Reconciler {
@@ -23,6 +24,7 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
     plan: (app, knowledge, now) => planApp({ app, observed: knowledge, now, polls }),
     perform: performApp(polls),
     learn: learnApp,
+    settle: settleAppIntent,
     doing: (action) => doingForApp[action.type],
     schedule: (knowledge, plan, now) => schedule(deps, knowledge, plan, now.getTime()),
     remember: rememberApp,

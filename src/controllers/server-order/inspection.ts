@@ -27,3 +27,25 @@ export function ordersFromEarlierAttempt(orders: readonly Order[], attempt: Earl
       sameRequest(order, attempt.input),
   );
 }
+
+/**
+ * Orders a replace call with an unknown outcome may have placed: one server, made since the call,
+ * claimed by no ServerOrder, in the replaced server's placement (its grids are the service's to carry over).
+ */
+export function replacementsFromEarlierAttempt(
+  orders: readonly Order[],
+  attempt: Omit<EarlierAttempt, "input"> & { placement: Omit<ProvisionInput, "count" | "gridIds"> },
+): Order[] {
+  const since = attempt.since.getTime() - clockSlackMs;
+  const { csp, region, zone, instanceType } = attempt.placement;
+  return orders.filter(
+    (order) =>
+      !attempt.claimed.has(order.id) &&
+      !(Date.parse(order.createdAt ?? "") < since) &&
+      (order.count ?? order.servers.length) === 1 &&
+      order.csp === csp &&
+      order.region === region &&
+      order.zone === zone &&
+      order.instanceType === instanceType,
+  );
+}

@@ -53,14 +53,23 @@ function failed(action: OrderAction, error: HostingError): Failed<OrderAction> {
   return { type: "failed", action, failure: describeFailure(error, "placing the order"), error };
 }
 
-const orderAction: OrderAction = { type: "order", input, idempotencyKey: "k1", marker: {} };
-const growAction: OrderAction = {
-  type: "growOrder",
-  input,
-  idempotencyKey: "k2",
-  marker: { count: 2, target: 4, since: "2030-01-01T00:00:00Z" },
+const intent = (operation: string) => ({ operation, input: {}, attempt: 1, key: `${operation}-key` });
+const orderAction: OrderAction = { type: "order", input, intent: intent("orderServers") };
+const growAction: OrderAction = { type: "growOrder", input, intent: intent("growServers"), target: 4 };
+const powerAction: OrderAction = {
+  type: "power",
+  action: "wake",
+  addresses: ["0xa"],
+  intent: intent("powerServers"),
 };
-const powerAction: OrderAction = { type: "power", action: "wake", addresses: ["0xa"] };
+const replaceAction: OrderAction = {
+  type: "replace",
+  address: "0xa",
+  request: "0xa@t1",
+  state: "running",
+  again: false,
+  intent: intent("replaceServer"),
+};
 const wakeTried: PowerAttempt = { action: "wake", addresses: ["0xa"], sentAt: 1, failures: 2, retryAt: 50 };
 
 interface Case {
@@ -79,6 +88,7 @@ const estimate = {
 };
 const terminal = failed(orderAction, apiError("terminal"));
 const growRefused = failed(growAction, apiError("terminal"));
+const replaceRefused = failed(replaceAction, apiError("terminal"));
 
 const cases: Case[] = [
   {
@@ -207,6 +217,18 @@ const cases: Case[] = [
     before: {},
     fact: failed(orderAction, new HostingResponseInvalidError({ operation: "orderServers", issues: [] })),
     after: { refused: undefined },
+  },
+  {
+    name: "the service's refusal of a replace call: replaceRefused, no order refused",
+    before: {},
+    fact: replaceRefused,
+    after: { replaceRefused: replaceRefused.failure, refused: undefined },
+  },
+  {
+    name: "a replace call with an unknown outcome is not a refusal",
+    before: {},
+    fact: failed(replaceAction, apiError("uncertain")),
+    after: { replaceRefused: undefined },
   },
   {
     name: "a refused power call refuses no order",

@@ -36,6 +36,8 @@ export function learnOrder(knowledge: OrderKnowledge, fact: OrderFact | Failed<O
       return {
         ...knowledge,
         replacementOrders: [...knowledge.replacementOrders.filter((o) => o.id !== fact.order.id), fact.order],
+        // A settled replacement order (found late) has a server the listing does not hold yet: list again.
+        ...(orderSettled(fact.order) ? { servers: undefined } : {}),
       };
     case "powerSent": {
       const previous = knowledge.power?.action === fact.action ? knowledge.power : undefined;
@@ -63,7 +65,9 @@ function learnFailure(
   knowledge: OrderKnowledge,
   { action, failure, error }: Failed<OrderAction>,
 ): OrderKnowledge {
-  const ordering = action.type === "order" || action.type === "growOrder";
-  const refused = ordering && error instanceof HostingApiError && error.kind === "terminal";
-  return refused ? { ...knowledge, refused: failure } : knowledge;
+  const definite = error instanceof HostingApiError && error.kind === "terminal";
+  if (definite && (action.type === "order" || action.type === "growOrder"))
+    return { ...knowledge, refused: failure };
+  if (definite && action.type === "replace") return { ...knowledge, replaceRefused: failure };
+  return knowledge;
 }

@@ -1,4 +1,5 @@
 import { ConditionType, getCondition } from "../../api/conditions.ts";
+import type { Intent } from "../../api/intents.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { ServerOrder } from "../../api/server-order.ts";
 import {
@@ -17,16 +18,19 @@ import { connectForResource } from "../shared/connect.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { stalledBy } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { inputOf, intentsOf } from "../shared/intents.ts";
 import type { Observation } from "../shared/kind.ts";
 import { Reason } from "../shared/reasons.ts";
 import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import type { CatalogCache } from "./catalog.ts";
 import { desiredInput, orderSettled } from "./desired.ts";
-import { ordersFromEarlierAttempt } from "./inspection.ts";
+import { ordersFromEarlierAttempt, replacementsFromEarlierAttempt } from "./inspection.ts";
 import { serverOrderType } from "./kind.ts";
 import type { OrderKnowledge, OrderMemory } from "./observed.ts";
 import { type OrderPolls, orderMarker, orderScopes } from "./plan-common.ts";
+import { growServers } from "./plan-count.ts";
+import { replaceServer } from "./plan-replace.ts";
 
 export interface ObserveOptions {
   catalogs: CatalogCache;
@@ -107,6 +111,8 @@ async function readService(
     }
     knowledge.candidates = await findCandidates(deps, client, serverOrder, input, marker);
   }
+  const pending = intentsOf(serverOrder.status).filter((i) => i.state === "Pending");
+  if (pending.length > 0) knowledge.lookups = await lookUpIntents(deps, client, serverOrder, pending);
   const growing = serverOrder.status?.growing;
   if (growing !== undefined) {
     if (!knowledge.grids.ok) {
@@ -130,6 +136,7 @@ async function readService(
     isSettled(serverOrder, generation) &&
     requested === undefined &&
     marker === undefined &&
+    pending.length === 0 &&
     serverOrder.status?.replacing === undefined;
   const timing = { now: deps.now(), intervalMs: deps.settings.driftIntervalMs, random: deps.random };
   const spread =
@@ -137,7 +144,9 @@ async function readService(
     orderId !== undefined &&
     knowledge.order === undefined &&
     deferFirstRead(knowledge, { generation, settled }, timing, "orderDueAt");
-  if (orderId !== undefined && !spread && (deleting || orderDue(deps, serverOrder, knowledge, orderId))) {
+  // A Pending intent on servers is settled by listing them: read at once.
+  const due = deleting || pending.length > 0 || orderDue(deps, serverOrder, knowledge, orderId ?? "");
+  if (orderId !== undefined && !spread && due) {
     await readOrder(deps, client, serverOrder, knowledge, orderId, options.polls, note);
   }
   const mayOrder = orderId === undefined || marker !== undefined || knowledge.order?.state === "failed";
@@ -334,6 +343,54 @@ function claimedOrderIds(status: unknown): string[] {
   ].filter((id): id is string => typeof id === "string");
 }
 
+/**
+ * What each Pending intent's call may have placed, looked up on the intent's own input: orders for
+ * an order, growth or replace call (calls on servers are settled from the server listing).
+ */
+async function lookUpIntents(
+  deps: ControllerDeps,
+  client: HostingClient,
+  serverOrder: ServerOrder,
+  pending: Intent[],
+): Promise<Record<string, Order[]>> {
+  const lookups: Record<string, Order[]> = {};
+  for (const intent of pending) {
+    const since = new Date(intent.since);
+    if (intent.operation === "orderServers" || intent.operation === growServers) {
+      const request = inputOf<{ request: ProvisionInput }>(intent)?.request;
+      if (request !== undefined)
+        lookups[intent.operation] = await findCandidates(deps, client, serverOrder, request, since);
+    } else if (intent.operation === replaceServer) {
+      const placement = inputOf<{ placement: ProvisionInput }>(intent)?.placement;
+      if (placement === undefined) continue;
+      const orders = await listAllOrders(client);
+      const claimed = claimedByAny(deps, serverOrder);
+      lookups[intent.operation] = replacementsFromEarlierAttempt(orders, { since, claimed, placement });
+    }
+  }
+  return lookups;
+}
+
+async function listAllOrders(client: HostingClient): Promise<Order[]> {
+  const orders: Order[] = [];
+  for await (const order of paginate((cursor) => client.listOrders({ cursor, limit: 200 })))
+    orders.push(order);
+  return orders;
+}
+
+/** Orders any ServerOrder (this one included) holds: never the result of a call in doubt. */
+function claimedByAny(deps: ControllerDeps, serverOrder: ServerOrder): Set<string> {
+  const claimed = new Set(
+    deps
+      .informer(serverOrderType)
+      .list()
+      .filter((other) => other.metadata.uid !== serverOrder.metadata.uid)
+      .flatMap((other) => claimedOrderIds(other.status)),
+  );
+  for (const id of claimedOrderIds(serverOrder.status)) claimed.add(id);
+  return claimed;
+}
+
 /** Orders an order call with an unknown outcome may have placed (see `ordersFromEarlierAttempt`). */
 async function findCandidates(
   deps: ControllerDeps,
@@ -342,19 +399,7 @@ async function findCandidates(
   input: ProvisionInput,
   since: Date,
 ): Promise<Order[]> {
-  const claimed = new Set(
-    deps
-      .informer(serverOrderType)
-      .list()
-      .filter((other) => other.metadata.uid !== serverOrder.metadata.uid)
-      .flatMap((other) => claimedOrderIds(other.status)),
-  );
-  // Growth orders, this ServerOrder's too, are never the result of another order call.
-  for (const id of claimedOrderIds(serverOrder.status)) claimed.add(id);
-  // This ServerOrder's own recorded order is a failed one being replaced: never the new one.
-  if (serverOrder.status?.orderId !== undefined) claimed.add(serverOrder.status.orderId);
-  const orders: Order[] = [];
-  for await (const order of paginate((cursor) => client.listOrders({ cursor, limit: 200 })))
-    orders.push(order);
-  return ordersFromEarlierAttempt(orders, { since, claimed, input });
+  // Its own recorded orders too: growth and replacement orders, and a failed first order being replaced.
+  const claimed = claimedByAny(deps, serverOrder);
+  return ordersFromEarlierAttempt(await listAllOrders(client), { since, claimed, input });
 }

@@ -106,4 +106,11 @@ export interface OrderObserved {
   power?: PowerAttempt | undefined;
   /** The replacement orders recorded in status, as last read (none when absent). */
   replacementOrders?: Order[] | undefined;
+  /**
+   * Per Pending intent (by operation), the orders its call may have placed, looked up on the
+   * intent's own input; absent while not looked up.
+   */
+  lookups?: Record<string, Order[]> | undefined;
+  /** The service refused a replace call just now (a definite answer: nothing was replaced). */
+  replaceRefused?: Failure | undefined;
 }

@@ -1,9 +1,8 @@
 import type { ServerOrderStatus } from "../../api/server-order.ts";
-import { HostingApiError, type HostingClient, type Order } from "../../hosting/index.ts";
-import { type KubeObject, patchStatus } from "../../runtime/index.ts";
+import type { Order } from "../../hosting/index.ts";
+import type { Recorded } from "../shared/intents.ts";
 import type { ObjectFact } from "../shared/kind.ts";
 import { orderSettled } from "./desired.ts";
-import { serverOrderType } from "./kind.ts";
 import { nextReadMs } from "./observe.ts";
 import type { OrderFact, OrderStep } from "./perform.ts";
 import type { OrderAction } from "./plan-common.ts";
@@ -31,7 +30,7 @@ export async function* deprovision(
 
 const passingState = { hibernate: "hibernating", wake: "waking" } as const;
 
-/** Growth orders, shrinking and power: each writes status before or right after its call. */
+/** Growth orders, shrinking and power: each records what its call did. */
 export async function* performCount(step: OrderStep, action: CountAction): Facts {
   switch (action.type) {
     case "growOrder":
@@ -43,7 +42,7 @@ export async function* performCount(step: OrderStep, action: CountAction): Facts
         undefined,
         `adopted growth order ${action.order.id}, placed by a call whose answer was lost`,
       );
-      yield* recordGrowth(step, step.context.object, action.order);
+      yield* recordGrowth(step, action.order, step.context.resource.status?.growing?.count);
       return;
     case "shrink":
       yield* shrink(step, action);
@@ -55,75 +54,53 @@ export async function* performCount(step: OrderStep, action: CountAction): Facts
 }
 
 async function* growOrder(step: OrderStep, action: Extract<OrderAction, { type: "growOrder" }>): Facts {
-  const { deps, object } = step.context;
-  // Status says a growth call may be in flight before it is sent, so a crash during it is noticed.
-  const marked = (
-    await patchStatus(deps.kube, serverOrderType, object, {
-      ...statusOf(object),
-      growing: action.marker,
-      ...(action.estimate === undefined ? {} : { estimate: action.estimate }),
-    })
-  ).object;
-  yield { type: "written", object: marked };
-  let order: Awaited<ReturnType<HostingClient["orderServers"]>>;
-  try {
-    order = await step.client().orderServers(action.input, { idempotencyKey: action.idempotencyKey });
-  } catch (error) {
-    // The service's own refusal placed nothing: the marker goes, so the next attempt is a plain one.
-    if (error instanceof HostingApiError && error.kind === "terminal") {
-      const { growing: _, ...status } = statusOf(marked);
-      yield {
-        type: "written",
-        object: (await patchStatus(deps.kube, serverOrderType, marked, status)).object,
-      };
-    }
-    throw error;
-  }
+  const order = await step.client().orderServers(action.input, { idempotencyKey: action.intent.key });
   const { requestId } = order.$metadata;
   yield { type: "answered", requestId };
   step.event(
     "Ordered",
     requestId,
-    `placed growth order ${order.id}: ${action.input.count} more × ${action.input.instanceType} (spec.count ${action.marker.target})`,
+    `placed growth order ${order.id}: ${action.input.count} more × ${action.input.instanceType} (spec.count ${action.target})`,
   );
-  yield* recordGrowth(step, marked, order);
+  yield* recordGrowth(step, order, action.input.count);
 }
 
-/** Records the growth order and clears the marker in one write: from here on it is never ordered again. */
-async function* recordGrowth(step: OrderStep, object: KubeObject, order: Order): Facts {
+/** Records the growth order (the skeleton writes it with the intent's end): it is never ordered again. */
+export async function* recordGrowth(step: OrderStep, order: Order, count: number | undefined): Facts {
   const { deps, resource } = step.context;
-  const { growing, ...status } = statusOf(object);
-  const count = growing?.count ?? order.count ?? order.servers.length;
-  const entry = { id: order.id, count, generation: resource.metadata.generation ?? 0 };
+  const { growing: _, ...status } = resource.status ?? {};
+  const entry = {
+    id: order.id,
+    count: count ?? order.count ?? order.servers.length,
+    generation: resource.metadata.generation ?? 0,
+  };
   const recorded = status.growthOrders ?? [];
   const growthOrders = recorded.some((o) => o.id === order.id) ? recorded : [...recorded, entry];
   yield { type: "grown", order };
   // A settled one's servers are listed next, like the first order's (its servers are not listed yet).
   yield { type: "due", at: deps.now() + (orderSettled(order) ? 0 : nextReadMs(deps, order, step.polls)) };
-  const written = await patchStatus(deps.kube, serverOrderType, object, { ...status, growthOrders });
-  yield { type: "written", object: written.object };
+  yield { type: "recorded", status: { growthOrders, growing: undefined } };
 }
 
 async function* shrink(step: OrderStep, action: Extract<OrderAction, { type: "shrink" }>): Facts {
-  const { deps, object } = step.context;
-  if (!action.alreadyRecorded) {
-    // Recorded before the call: after a crash the same servers are deprovisioned, never others.
-    const status = statusOf(object);
-    const removing = [...new Set([...(status.removing ?? []), ...action.addresses])];
-    const removedCount = (status.removedCount ?? 0) + action.addresses.length;
-    const written = await patchStatus(deps.kube, serverOrderType, object, {
-      ...status,
-      removing,
-      removedCount,
-    });
-    yield { type: "written", object: written.object };
-  }
+  const { deps, resource } = step.context;
   yield* deprovision(
     step,
     action.addresses,
     (addresses) => `deprovisioning ${addresses.join(", ")}, as spec.count was lowered`,
   );
+  if (!action.alreadyRecorded) yield recordedRemoval(resource.status, action.addresses);
   yield { type: "due", at: deps.now() + step.polls.deprovisionMs };
+}
+
+/** Servers deprovisioned for a lowered spec.count: after this, the same servers are followed until gone. */
+export function recordedRemoval(
+  status: ServerOrderStatus | undefined,
+  addresses: readonly string[],
+): Recorded {
+  const removing = [...new Set([...(status?.removing ?? []), ...addresses])];
+  const removedCount = (status?.removedCount ?? 0) + addresses.length;
+  return { type: "recorded", status: { removing, removedCount } };
 }
 
 /** One call per change; the servers are read back after `powerMs` to see whether it was acted on. */
@@ -143,8 +120,4 @@ async function* power(step: OrderStep, action: Extract<OrderAction, { type: "pow
   const sentAt = deps.now();
   yield { type: "powerSent", action: action.action, addresses: action.addresses, sentAt };
   yield { type: "due", at: sentAt + step.polls.powerMs };
-}
-
-function statusOf(object: KubeObject): ServerOrderStatus {
-  return (object.status ?? {}) as ServerOrderStatus;
 }

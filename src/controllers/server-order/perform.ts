@@ -1,8 +1,9 @@
 import { finalizer } from "../../api/meta.ts";
 import type { ServerOrder } from "../../api/server-order.ts";
 import type { HostingClient, Order } from "../../hosting/index.ts";
-import { ensureFinalizer, type KubeObject, patchStatus, removeFinalizer } from "../../runtime/index.ts";
+import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
+import type { Recorded } from "../shared/intents.ts";
 import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
 import { orderSettled, phaseOf } from "./desired.ts";
 import { serverOrderType } from "./kind.ts";
@@ -57,8 +58,8 @@ export const doingForOrder: Record<OrderAction["type"], string> = {
 };
 
 /**
- * Carries out one action: the finalizer, a call to the service, and the status it writes before
- * (markers) and right after (the order's ID) the call, each write yielded before the next call.
+ * Carries out one action: the finalizer, or a call to the service and the status fields that
+ * record its answer (the skeleton writes them, with the intent's end, in its one status write).
  */
 export async function* performServerOrder(
   action: OrderAction,
@@ -100,17 +101,14 @@ export async function* performServerOrder(
       return;
     }
     case "order": {
-      // Status says an order call may be in flight before it is sent, so a crash during it is noticed.
-      const marked = (await patchStatus(deps.kube, serverOrderType, object, action.marker)).object;
-      yield { type: "written", object: marked };
-      // No blind repeat after an uncertain failure: the next reconcile looks for the order first.
-      const order = await step.client().orderServers(action.input, { idempotencyKey: action.idempotencyKey });
+      // The skeleton recorded the intent: after an uncertain failure the next reconcile looks for the order first.
+      const order = await step.client().orderServers(action.input, { idempotencyKey: action.intent.key });
       yield following(step, order);
       const { requestId } = order.$metadata;
       yield { type: "answered", requestId };
       const { count, instanceType, zone } = action.input;
       step.event("Ordered", requestId, `placed order ${order.id}: ${count} × ${instanceType} in ${zone}`);
-      yield { type: "written", object: await recordOrder(step, marked, order) };
+      yield recordedOrder(order);
       return;
     }
     case "adopt":
@@ -120,7 +118,7 @@ export async function* performServerOrder(
         undefined,
         `adopted order ${action.order.id}, placed by an earlier call whose answer was lost`,
       );
-      yield { type: "written", object: await recordOrder(step, object, action.order) };
+      yield recordedOrder(action.order);
       return;
     case "deprovision":
       yield* deprovision(
@@ -154,12 +152,7 @@ function following({ context, polls }: OrderStep, order: Order): OrderFact {
   return { type: "following", order, generation: resource.metadata.generation ?? 0, dueAt };
 }
 
-/** Writes the order's ID at once: from here on the ServerOrder never orders again. */
-async function recordOrder({ context }: OrderStep, object: KubeObject, order: Order): Promise<KubeObject> {
-  const status = {
-    ...(object.status as Record<string, unknown> | undefined),
-    orderId: order.id,
-    phase: phaseOf(order),
-  };
-  return (await patchStatus(context.deps.kube, serverOrderType, object, status)).object;
+/** The order's ID, with the intent's end in one write: from there on the ServerOrder never orders again. */
+export function recordedOrder(order: Order): Recorded {
+  return { type: "recorded", status: { orderId: order.id, phase: phaseOf(order) } };
 }

@@ -11,6 +11,7 @@ import type { ServerOrder, ServerOrderStatus } from "../../api/server-order.ts";
 import type { Order, ProvisionInput } from "../../hosting/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import { type Blocker, problemChange } from "../shared/condition-changes.ts";
+import type { IntentCall } from "../shared/intents.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import type { OrderObserved } from "./observed.ts";
@@ -21,40 +22,36 @@ export type OrderAction =
   /** `warning`: recorded as a Warning event, for what the release leaves to a person. */
   | { type: "removeFinalizer"; warning?: string }
   | { type: "estimate"; input: ProvisionInput; idempotencyKey: string }
-  /** Write `marker` to status (an order call may be in flight), order, then record the order's ID at once. */
-  | { type: "order"; input: ProvisionInput; idempotencyKey: string; marker: ServerOrderStatus }
+  /** Order (the skeleton records the intent first), then record the order's ID. */
+  | { type: "order"; input: ProvisionInput; intent: IntentCall }
   /** Take the order an earlier call placed as this ServerOrder's, recording its ID at once (no call). */
   | { type: "adopt"; order: Order }
   | { type: "deprovision"; orderId: string; addresses: string[] }
-  /** Write `marker` (status.growing) first, order the difference, then record the growth order at once. */
-  | {
-      type: "growOrder";
-      input: ProvisionInput;
-      idempotencyKey: string;
-      marker: NonNullable<ServerOrderStatus["growing"]>;
-      /** The estimate for all the servers after the growth, written with the marker. */
-      estimate?: ServerOrderStatus["estimate"];
-    }
+  /** Order the difference (the intent recorded first), then record the growth order. */
+  | { type: "growOrder"; input: ProvisionInput; intent: IntentCall; target: number }
   /** Record an order a growth call with a lost answer placed (no call). */
   | { type: "adoptGrowth"; order: Order }
-  /** Record `addresses` in status.removing first, then deprovision them (spec.count was lowered). */
-  | { type: "shrink"; addresses: string[]; alreadyRecorded: boolean }
-  | { type: "power"; action: "hibernate" | "wake"; addresses: string[] }
+  /** Deprovision `addresses` (spec.count was lowered), then record them in status.removing. */
+  | { type: "shrink"; addresses: string[]; alreadyRecorded: boolean; intent: IntentCall }
+  | { type: "power"; action: "hibernate" | "wake"; addresses: string[]; intent: IntentCall }
   | ReplaceAction;
 
 /** Replacing a server (berth.dev/replace-server or spec.autoReplace), or refusing an annotation. */
 export type ReplaceAction =
-  /** Write `marker` (status.replacing, the echo) first, replace, then record the replacement at once. */
+  /** Replace `address` (the intent recorded first), then record the replacement. */
   | {
       type: "replace";
-      marker: ServerOrderStatus;
+      address: string;
+      /** The annotation value asking for it; absent for spec.autoReplace. */
+      request: string | undefined;
       /** The server's state when planned (for the event: a failed one is a Warning). */
       state: string;
       /** This replacement was sent before and its answer is not recorded. */
       again: boolean;
+      intent: IntentCall;
     }
-  /** Write `status` (the echo and the Replaced condition) and a Warning event: nothing is called. */
-  | { type: "refuseReplace"; status: ServerOrderStatus; message: string };
+  /** A Warning event (the plan's status holds the echo and the Replaced condition): nothing is called. */
+  | { type: "refuseReplace"; message: string };
 
 export interface OrderPlan {
   actions: OrderAction[];
@@ -109,11 +106,12 @@ export const OrderReason = {
 } as const;
 
 /**
- * When the order call with an unknown outcome was about to be sent: the Ordered condition turned
- * Unknown then, and its time is part of that call's Idempotency-Key. Undefined without a marker.
+ * An order call of an earlier version (before intents) with an unknown outcome: the Ordered
+ * condition turned Unknown when it was about to be sent, and its time is part of its
+ * Idempotency-Key. Undefined without such a marker, and for a status that records intents.
  */
 export function orderMarker(status: ServerOrderStatus | undefined): Date | undefined {
-  if (status?.phase !== orderingPhase) return undefined;
+  if (status?.phase !== orderingPhase || status.intents !== undefined) return undefined;
   const at = Date.parse(getCondition(status.conditions, ConditionType.Ordered)?.lastTransitionTime ?? "");
   return new Date(Number.isNaN(at) ? 0 : at);
 }

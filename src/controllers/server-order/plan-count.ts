@@ -1,5 +1,6 @@
-import { reconciling, timestamp } from "../../api/conditions.ts";
+import { reconciling } from "../../api/conditions.ts";
 import { idempotencyKey, type Order, type ProvisionInput, type Server } from "../../hosting/index.ts";
+import { intentCall } from "../shared/intents.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import { compareDecimal, desiredInput, multiplyDecimal, orderSettled, reasonOfCode } from "./desired.ts";
@@ -86,28 +87,36 @@ export function planCount(input: OrderPlanInput, first: Order, fields: StepField
   return undefined;
 }
 
-/** What a growth step orders, and the data its Idempotency-Keys derive from. */
+/**
+ * What a growth step orders, as the intent that records it: stable across crashes and retries; a
+ * new step (after another growth or a shrink) or a refused attempt gets new keys. The dry run's
+ * key follows the order's, so a refused order is estimated afresh.
+ */
 function growthRequest(input: OrderPlanInput, first: Order, target: number, count: number) {
   const { serverOrder, observed } = input;
   const gridIds = observed.grids.ok ? observed.grids.gridIds : [];
   const request: ProvisionInput = { ...desiredInput(serverOrder.spec, gridIds), count };
-  // Stable across crashes and retries; a new step (after another growth or a shrink) gets new keys.
   const step = {
     after: first.id,
     orders: serverOrder.status?.growthOrders?.length ?? 0,
     removed: serverOrder.status?.removedCount ?? 0,
     target,
   };
+  const intent = intentCall(serverOrder, growServers, { request, step });
   const uid = serverOrder.metadata.uid ?? serverOrder.metadata.name;
-  return {
-    request,
-    estimateKey: idempotencyKey(uid, "estimateServers", { ...request, growth: step }),
-    orderKey: idempotencyKey(uid, "orderServers", { ...request, growth: step }),
-  };
+  const estimateKey = idempotencyKey(uid, "estimateServers", {
+    ...request,
+    growth: step,
+    attempt: intent.attempt,
+  });
+  return { request, estimateKey, intent };
 }
 
+/** The intent operation of a growth order. */
+export const growServers = "growServers";
+
 function planGrowth(input: OrderPlanInput, first: Order, held: number, fields: StepFields): OrderPlan {
-  const { serverOrder, observed, now } = input;
+  const { serverOrder, observed } = input;
   const { spec } = serverOrder;
   const generation = generationOf(serverOrder);
   const missing =
@@ -115,7 +124,7 @@ function planGrowth(input: OrderPlanInput, first: Order, held: number, fields: S
   if (missing !== undefined) return blocked(input, missing, [], fields);
   if (!observed.grids.ok) return blocked(input, observed.grids.problem, [], fields);
   const more = spec.count - held;
-  const { request, estimateKey, orderKey } = growthRequest(input, first, spec.count, more);
+  const { request, estimateKey, intent } = growthRequest(input, first, spec.count, more);
   const known = observed.estimate?.idempotencyKey === estimateKey ? observed.estimate.estimate : undefined;
   if (known === undefined) {
     return result(
@@ -171,17 +180,30 @@ function planGrowth(input: OrderPlanInput, first: Order, held: number, fields: S
     );
   }
   if (observed.refused !== undefined) return blocked(input, observed.refused, [], { ...fields, ...estimate });
-  const marker = { target: spec.count, count: more, since: timestamp(now) };
   return result(
     input,
-    [{ type: "growOrder", input: request, idempotencyKey: orderKey, marker, ...estimate }],
+    [{ type: "growOrder", input: request, intent, target: spec.count }],
     reconciling(Reason.Progressing, `ordering ${quoted}`, generation),
     { ...fields, ...estimate },
   );
 }
 
+function legacyGrowthRequest(input: OrderPlanInput, first: Order, target: number, count: number) {
+  const { serverOrder, observed } = input;
+  const gridIds = observed.grids.ok ? observed.grids.gridIds : [];
+  const request: ProvisionInput = { ...desiredInput(serverOrder.spec, gridIds), count };
+  const step = {
+    after: first.id,
+    orders: serverOrder.status?.growthOrders?.length ?? 0,
+    removed: serverOrder.status?.removedCount ?? 0,
+    target,
+  };
+  return { request, step };
+}
+
 /**
- * A growth order call whose answer was not recorded: adopt the order it placed, stall if several
+ * A growth order call of an earlier version (status.growing, before intents) whose answer was not
+ * recorded: adopt the order it placed, stall if several
  * could be it, or send the same call again under the same key (the service replays it if it acted).
  */
 function planGrowthAttempt(input: OrderPlanInput, first: Order, fields: StepFields): OrderPlan {
@@ -219,11 +241,15 @@ function planGrowthAttempt(input: OrderPlanInput, first: Order, fields: StepFiel
     );
   }
   if (!observed.grids.ok) return blocked(input, observed.grids.problem, [], fields);
-  const { request, orderKey } = growthRequest(input, first, marker.target, marker.count);
+  const { request, step } = legacyGrowthRequest(input, first, marker.target, marker.count);
+  const uid = serverOrder.metadata.uid ?? serverOrder.metadata.name;
+  // The key an earlier version sent it under, so the service replays it if it acted.
+  const key = idempotencyKey(uid, "orderServers", { ...request, growth: step });
+  const intent = { operation: growServers, input: { request, step }, attempt: 1, key };
   const message = `ordering ${marker.count} more server(s) again under the same key (an earlier call's answer was lost)`;
   return result(
     input,
-    [{ type: "growOrder", input: request, idempotencyKey: orderKey, marker }],
+    [{ type: "growOrder", input: request, intent, target: marker.target }],
     reconciling(Reason.Progressing, message, generation),
     fields,
   );
@@ -240,9 +266,10 @@ function shrink(
   const missing = input.observed.me && scopeProblem(input.observed.me, ["pools:write"], purpose);
   if (missing !== undefined) return blocked(input, missing, [], fields);
   const addresses = servers.map((s) => s.address);
+  const intent = intentCall(input.serverOrder, "shrinkServers", { addresses });
   return result(
     input,
-    [{ type: "shrink", addresses, alreadyRecorded }],
+    [{ type: "shrink", addresses, alreadyRecorded, intent }],
     reconciling(
       Reason.Progressing,
       `deprovisioning ${addresses.join(", ")}, as spec.count was lowered`,

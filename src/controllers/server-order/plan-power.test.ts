@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { getCondition } from "../../api/conditions.ts";
 import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
-import type { Me, Order, Server } from "../../hosting/index.ts";
+import { idempotencyKey, type Me, type Order, type Server } from "../../hosting/index.ts";
+import { pendingRecord } from "../shared/intents.ts";
 import type { OrderObserved, PowerAttempt } from "./observed.ts";
 import { planServerOrder } from "./plan.ts";
 import type { OrderAction, OrderPlan } from "./plan-common.ts";
@@ -148,7 +149,15 @@ describe("spec.power", () => {
 
   it("names the servers' action and says the disks are kept and charged", () => {
     const hibernating = plan(serverOrder({ power: "Hibernated" })).actions[0];
-    expect(hibernating).toEqual({ type: "power", action: "hibernate", addresses: ["0xa", "0xb"] });
+    if (hibernating?.type !== "power") throw new Error("expected a power action");
+    expect(hibernating).toMatchObject({ type: "power", action: "hibernate", addresses: ["0xa", "0xb"] });
+    // The intent recorded before the call holds what it acts on: the lookup after a lost answer reads it.
+    expect(hibernating.intent).toMatchObject({
+      operation: "powerServers",
+      attempt: 1,
+      input: { action: "hibernate", addresses: ["0xa", "0xb"] },
+    });
+    expect(hibernating.intent.key).toMatch(/^powerServers\.uid-1\./);
     const done = plan(serverOrder({ power: "Hibernated" }), { servers: hibernated });
     expect(getCondition(done.status.conditions, "Ready")?.message).toMatch(/hibernated.*disk.*charged/);
     expect(done.status.servers?.map((s) => s.power)).toEqual(["Hibernated", "Hibernated"]);
@@ -171,7 +180,7 @@ function estimateFor(object: ServerOrder, overrides: Partial<OrderObserved> = {}
   return { ...overrides, estimate: { idempotencyKey: ask.idempotencyKey, estimate } };
 }
 
-const keyOf = (actions: OrderAction[]) => {
+const growOf = (actions: OrderAction[]) => {
   const action = actions.find((a) => a.type === "growOrder");
   return action?.type === "growOrder" ? action : undefined;
 };
@@ -187,24 +196,30 @@ describe("spec.count after the order", () => {
 
   it("orders the difference once approved and within maxHourlyCost for all the servers", () => {
     const result = plan(grown, estimateFor(grown));
-    const grow = keyOf(result.actions);
-    expect(grow).toMatchObject({ input: { count: 2 }, marker: { target: 4, count: 2 } });
-    expect(grow?.idempotencyKey).toMatch(/^orderServers\.uid-1\./);
+    const grow = growOf(result.actions);
+    expect(grow).toMatchObject({ input: { count: 2 }, target: 4 });
+    // The intent's input holds the request and the step it grows by: the lookup after a lost answer uses it.
+    expect(grow?.intent).toMatchObject({
+      operation: "growServers",
+      attempt: 1,
+      input: { request: grow?.input, step: { after: "ord_1", orders: 0, removed: 0, target: 4 } },
+    });
+    expect(grow?.intent.key).toMatch(/^growServers\.uid-1\./);
     expect(result.status.estimate).toEqual({ hourlyCost: "0.2080", currency: "USD" });
   });
 
   it("keys the growth order by the ServerOrder and its target, never by time", () => {
-    const first = keyOf(plan(grown, estimateFor(grown)).actions)?.idempotencyKey;
-    expect(first).toMatch(/^orderServers\./);
+    const first = growOf(plan(grown, estimateFor(grown)).actions)?.intent.key;
+    expect(first).toMatch(/^growServers\./);
     const later = planServerOrder({
       serverOrder: grown,
       observed: observed(estimateFor(grown)),
       now: new Date(now.getTime() + 3_600_000),
       polls,
     });
-    expect(keyOf(later.actions)?.idempotencyKey).toBe(first);
+    expect(growOf(later.actions)?.intent.key).toBe(first);
     const five = serverOrder({ count: 5, maxHourlyCost: "1" });
-    expect(keyOf(plan(five, estimateFor(five)).actions)?.idempotencyKey).not.toBe(first);
+    expect(growOf(plan(five, estimateFor(five)).actions)?.intent.key).not.toBe(first);
   });
 
   it.each<[string, () => OrderPlan, ReturnType<typeof summary>]>([
@@ -314,14 +329,44 @@ describe("spec.count after the order", () => {
   });
 
   it("after a lost growth answer and no order found, orders again under the same key", () => {
-    const first = keyOf(plan(grown, estimateFor(grown)).actions);
-    const marked = serverOrder({ count: 4 }, { ...placed, growing: first?.marker });
-    const again = keyOf(plan(marked, { growthCandidates: [] }).actions);
-    expect(again?.idempotencyKey).toBe(first?.idempotencyKey);
-    expect(again?.input).toEqual(first?.input);
+    const first = growOf(plan(grown, estimateFor(grown)).actions);
+    if (first === undefined) throw new Error("no growth order planned");
+    // The skeleton settled the Pending intent: the lookup on its input found no order (NotFound).
+    const notFound = { ...pendingRecord(first.intent, undefined, now), state: "NotFound" as const };
+    const settled = serverOrder({ count: 4, maxHourlyCost: "0.25" }, { ...placed, intents: [notFound] });
+    const again = growOf(plan(settled, estimateFor(settled)).actions);
+    expect(again?.intent.key).toBe(first.intent.key);
+    expect(again?.intent.attempt).toBe(1);
+    expect(again?.input).toEqual(first.input);
   });
 
-  it("shrinks by deprovisioning the newest servers, recorded first", () => {
+  it("after the service refused a growth order, estimates afresh and orders under a new key", () => {
+    const first = growOf(plan(grown, estimateFor(grown)).actions);
+    if (first === undefined) throw new Error("no growth order planned");
+    const refused = { ...pendingRecord(first.intent, undefined, now), state: "Refused" as const };
+    const after = serverOrder({ count: 4, maxHourlyCost: "0.25" }, { ...placed, intents: [refused] });
+    // The dry run shown before the refusal is not the one the next attempt is checked against.
+    expect(plan(after, estimateFor(grown)).actions.map((a) => a.type)).toEqual(["estimate"]);
+    const again = growOf(plan(after, estimateFor(after)).actions);
+    expect(again?.intent.attempt).toBe(2);
+    expect(again?.intent.key).toMatch(/^growServers\.uid-1\./);
+    expect(again?.intent.key).not.toBe(first.intent.key);
+  });
+
+  it("resends a growth call an earlier version marked (status.growing) under the key it sent", () => {
+    const marked = serverOrder(
+      { count: 4 },
+      { ...placed, growing: { target: 4, count: 2, since: "2030-01-01T00:59:00Z" } },
+    );
+    const again = growOf(plan(marked, { growthCandidates: [] }).actions);
+    const step = { after: "ord_1", orders: 0, removed: 0, target: 4 };
+    expect(again).toMatchObject({ input: { count: 2 }, target: 4 });
+    expect(again?.intent.key).toBe(
+      idempotencyKey("uid-1", "orderServers", { ...again?.input, growth: step }),
+    );
+  });
+
+  it("shrinks by deprovisioning the newest servers, the intent recorded first naming them", () => {
     const three = [
       server("0xa"),
       server("0xc", "running", "ord_2", 30),
@@ -332,13 +377,31 @@ describe("spec.count after the order", () => {
       servers: three,
       growthOrders: [order({ id: "ord_2" })],
     });
-    expect(result.actions).toEqual([{ type: "shrink", addresses: ["0xc", "0xb"], alreadyRecorded: false }]);
+    expect(result.actions).toEqual([
+      {
+        type: "shrink",
+        addresses: ["0xc", "0xb"],
+        alreadyRecorded: false,
+        intent: expect.objectContaining({
+          operation: "shrinkServers",
+          attempt: 1,
+          input: { addresses: ["0xc", "0xb"] },
+        }),
+      },
+    ]);
   });
 
   it("deprovisions again only the servers it recorded when the call's answer was lost", () => {
     const status = { ...placed, removedCount: 1, removing: ["0xb"] };
     const result = plan(serverOrder({ count: 1 }, status));
-    expect(result.actions).toEqual([{ type: "shrink", addresses: ["0xb"], alreadyRecorded: true }]);
+    expect(result.actions).toEqual([
+      {
+        type: "shrink",
+        addresses: ["0xb"],
+        alreadyRecorded: true,
+        intent: expect.objectContaining({ operation: "shrinkServers", input: { addresses: ["0xb"] } }),
+      },
+    ]);
   });
 
   it("is Ready once the removed servers are gone, and forgets them", () => {

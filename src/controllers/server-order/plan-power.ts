@@ -1,4 +1,5 @@
 import { reconciling } from "../../api/conditions.ts";
+import { intentCall } from "../shared/intents.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import {
@@ -55,7 +56,14 @@ export function planPower(input: OrderPlanInput, fields: StepFields): OrderPlan 
       : `${action === "wake" ? "waking" : "hibernating"} ${toMove.length} server(s) (spec.power ${wanted})`;
     return result(
       input,
-      [{ type: "power", action, addresses: toMove }],
+      [
+        {
+          type: "power",
+          action,
+          addresses: toMove,
+          intent: intentCall(input.serverOrder, "powerServers", { action, addresses: toMove }),
+        },
+      ],
       reconciling(blockedWake ? Reason.WakeBlocked : Reason.Progressing, message, generation),
       { ...fields, pollMs: polls.powerMs },
     );

@@ -3,6 +3,8 @@ import { getCondition } from "../../api/conditions.ts";
 import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import type { Me, Order, Server } from "../../hosting/index.ts";
+import type { Failure } from "../shared/failure.ts";
+import { pendingRecord } from "../shared/intents.ts";
 import type { OrderObserved } from "./observed.ts";
 import { planServerOrder } from "./plan.ts";
 import type { OrderAction, OrderPlan } from "./plan-common.ts";
@@ -216,23 +218,80 @@ describe("replacing servers", () => {
     const key = (request: string, uid = "uid-1") => {
       const object = serverOrder({ request });
       object.metadata.uid = uid;
-      return replaceOf(plan(object))?.marker.replacing?.idempotencyKey;
+      return replaceOf(plan(object))?.intent.key;
     };
-    expect(key(`${a}@t1`)).toBe(key(`${a.toUpperCase().replace("0X", "0x")}@t1`));
+    expect(key(`${a}@t1`)).toMatch(/^replaceServer\.uid-1\./);
+    expect(key(`${a}@t1`)).toBe(key(`${a}@t1`));
     expect(key(`${a}@t1`)).not.toBe(key(`${a}@t2`));
     expect(key(`${a}@t1`)).not.toBe(key(`${b}@t1`));
     expect(key(`${a}@t1`)).not.toBe(key(`${a}@t1`, "uid-2"));
   });
 
-  it("writes the echo with the marker before the call, and resends a lost call under the recorded key", () => {
-    const first = replaceOf(plan(serverOrder({ request: `${a}@t1` })));
-    expect(first?.marker).toMatchObject({
-      lastHandledReplaceServer: `${a}@t1`,
-      replacing: { address: a, request: `${a}@t1` },
+  it("gives the same key whatever case the request's address is written in", () => {
+    const key = (request: string) => replaceOf(plan(serverOrder({ request })))?.intent.key;
+    expect(key(`${a}@t1`)).toBe(key(`${a.toUpperCase().replace("0X", "0x")}@t1`));
+  });
+
+  it("carries an intent whose input holds the server, the request and the placement; echoes the request", () => {
+    const result = plan(serverOrder({ request: `${a}@t1` }));
+    const first = replaceOf(result);
+    expect(first).toMatchObject({ address: a, request: `${a}@t1`, state: "running", again: false });
+    expect(first?.intent).toMatchObject({
+      operation: "replaceServer",
+      attempt: 1,
+      input: { address: a, token: "t1", request: `${a}@t1`, placement },
     });
-    expect(getCondition(first?.marker.conditions, "Reconciling")?.status).toBe("True");
+    // The echo goes with the status written after the call, not as a marker before it.
+    expect(result.status.lastHandledReplaceServer).toBe(`${a}@t1`);
+    expect(result.status.replacing).toBeUndefined();
+    expect(getCondition(result.status.conditions, "Reconciling")?.status).toBe("True");
+  });
+
+  it("resends a call an earlier version marked (status.replacing) under the key it recorded", () => {
     const again = replaceOf(plan(serverOrder({ status: { replacing } })));
-    expect(again).toMatchObject({ again: true, marker: { replacing } });
+    expect(again).toMatchObject({
+      type: "replace",
+      address: a,
+      request: replacing.request,
+      again: true,
+      intent: { operation: "replaceServer", key: replacing.idempotencyKey, input: { address: a } },
+    });
+  });
+
+  it("keeps the key after a lookup found the call did not act, and changes it after a definite refusal", () => {
+    const object = serverOrder({ request: `${a}@t1` });
+    const first = replaceOf(plan(object));
+    if (first === undefined) throw new Error("no replace planned");
+    const ended = (state: "NotFound" | "Refused") =>
+      serverOrder({
+        request: `${a}@t1`,
+        status: { intents: [{ ...pendingRecord(first.intent, undefined, now), state }] },
+      });
+    const retried = replaceOf(plan(ended("NotFound")));
+    expect(retried?.intent.key).toBe(first.intent.key);
+    const afterRefusal = replaceOf(plan(ended("Refused")));
+    expect(afterRefusal?.intent.attempt).toBe(2);
+    expect(afterRefusal?.intent.key).not.toBe(first.intent.key);
+  });
+
+  it("after the service refused a replace call: calls nothing more now, Replaced False says why", () => {
+    const refusal: Failure = {
+      stalled: true,
+      reason: "Forbidden",
+      message: "replacing the server failed: not replaceable (request req_2)",
+      requestId: "req_2",
+      uncertain: false,
+      refreshIdentity: false,
+      retryAfterMs: undefined,
+    };
+    const result = plan(serverOrder({ request: `${a}@t1` }), { replaceRefused: refusal });
+    expect(result.actions).toEqual([]);
+    expect(getCondition(result.status.conditions, "Replaced")).toMatchObject({
+      status: "False",
+      reason: "Forbidden",
+      message: refusal.message,
+    });
+    expect(getCondition(result.status.conditions, "Stalled")?.status).toBe("True");
   });
 
   it("keys an automatic replacement by the failed address, so a restart never replaces twice", () => {
@@ -241,11 +300,17 @@ describe("replacing servers", () => {
       object.metadata.uid = uid;
       return replaceOf(plan(object, { servers: [server(a, "failed"), server(b)] }));
     };
-    expect(auto("uid-1")?.marker.replacing?.idempotencyKey).toBe(
-      auto("uid-1")?.marker.replacing?.idempotencyKey,
-    );
-    expect(auto("uid-1")?.marker.replacing?.request).toBeUndefined();
+    expect(auto("uid-1")?.intent.key).toBe(auto("uid-1")?.intent.key);
+    expect(auto("uid-1")?.intent.key).not.toBe(auto("uid-2")?.intent.key);
+    expect(auto("uid-1")?.intent.input).toMatchObject({ address: a, failed: true, placement });
+    expect(auto("uid-1")?.request).toBeUndefined();
     expect(auto("uid-1")?.state).toBe("failed");
+  });
+
+  it("refuses a request without a call: the action only names why, the plan's status holds the echo", () => {
+    const refused = plan(serverOrder({ request: `${c}@t1` }));
+    expect(refused.actions).toEqual([{ type: "refuseReplace", message: expect.stringContaining(c) }]);
+    expect(refused.status.lastHandledReplaceServer).toBe(`${c}@t1`);
   });
 
   it("echoes the refused value and says why", () => {

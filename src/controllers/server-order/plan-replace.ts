@@ -1,8 +1,7 @@
-import { type ConditionInput, reconciling, timestamp } from "../../api/conditions.ts";
+import { applyConditionChange, type ConditionInput, reconciling } from "../../api/conditions.ts";
 import { annotations } from "../../api/meta.ts";
-import type { ServerOrderStatus } from "../../api/server-order.ts";
-import { idempotencyKey, type Server } from "../../hosting/index.ts";
 import { pendingRequest, requestValue } from "../shared/annotations.ts";
+import { type IntentCall, intentCall } from "../shared/intents.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import { orderSettled } from "./desired.ts";
@@ -13,6 +12,7 @@ import {
   type OrderPlanInput,
   OrderReason,
   orderScopes,
+  type ReplaceAction,
   result,
   type StepFields,
 } from "./plan-common.ts";
@@ -47,8 +47,16 @@ export function planReplace(input: OrderPlanInput, fields: StepFields): OrderPla
   const generation = generationOf(serverOrder);
   const marker = status?.replacing;
   if (marker !== undefined) {
+    // An earlier version's marker (before intents): sent again under its own key.
     const message = `replacing server ${marker.address} again under the same key (an earlier call's answer was lost)`;
-    return replace(input, fields, { marker: { replacing: marker }, state: "", again: true }, message);
+    const intent = {
+      operation: replaceServer,
+      input: { address: marker.address },
+      attempt: 1,
+      key: marker.idempotencyKey,
+    };
+    const action = { address: marker.address, request: marker.request, state: "", again: true, intent };
+    return replace(input, fields, action, message);
   }
   const inFlight = (observed.replacementOrders ?? []).find((o) => !orderSettled(o));
   if (inFlight !== undefined) {
@@ -76,12 +84,12 @@ export function planReplace(input: OrderPlanInput, fields: StepFields): OrderPla
       fields,
     );
   }
-  const key = keyOf(input, { address: first.address, failed: true });
   const message = `replacing failed server ${first.address} (spec.autoReplace)`;
+  const intent = replaceIntent(input, first.address, { failed: true });
   return replace(
     input,
     fields,
-    { marker: marked(input, first, key, undefined), state: "failed", again: false },
+    { address: first.address, request: undefined, state: "failed", again: false, intent },
     message,
   );
 }
@@ -128,55 +136,75 @@ function planRequested(input: OrderPlanInput, fields: StepFields): OrderPlan | u
       pollMs: input.polls.powerMs,
     });
   }
-  const key = keyOf(input, { address: request.address, token: request.token });
   const message = `replacing server ${server.address} (${annotations.replaceServer} ${echo})`;
+  const intent = replaceIntent(input, server.address, { token: request.token }, echo);
   return replace(
     input,
     fields,
-    { marker: marked(input, server, key, echo), state: server.state, again: false },
+    { address: server.address, request: echo, state: server.state, again: false, intent },
     message,
   );
 }
 
-function keyOf(input: OrderPlanInput, args: Record<string, unknown>): string {
-  const { metadata } = input.serverOrder;
-  return idempotencyKey(metadata.uid ?? metadata.name, "replaceServer", args);
-}
+/** The intent operation of a replacement. */
+export const replaceServer = "replaceServer";
 
-/** The marker (and the echo of the request) written before the call. */
-function marked(
+/**
+ * A replacement's intent: the server, what asked for it, and the placement its one-server order
+ * has (the lookup after a lost answer matches orders on it).
+ */
+function replaceIntent(
   input: OrderPlanInput,
-  server: Server,
-  idempotencyKey: string,
-  request: string | undefined,
-): ServerOrderStatus {
-  const replacing = {
-    address: server.address,
-    idempotencyKey,
-    since: timestamp(input.now),
-    ...(request === undefined ? {} : { request }),
-  };
-  return { replacing, ...(request === undefined ? {} : { lastHandledReplaceServer: request }) };
+  address: string,
+  why: Record<string, unknown>,
+  request?: string,
+): IntentCall {
+  const { csp, region, zone, instanceType } = input.serverOrder.spec;
+  const keyed = { address, ...why, placement: { csp, region, zone: zone ?? "", instanceType } };
+  // The key leaves out the annotation's spelling: the same address and token are the same request.
+  const recorded = request === undefined ? keyed : { ...keyed, request };
+  return intentCall(input.serverOrder, replaceServer, recorded, keyed);
 }
 
 function replace(
   input: OrderPlanInput,
   fields: StepFields,
-  action: { marker: ServerOrderStatus; state: string; again: boolean },
+  action: Omit<Extract<ReplaceAction, { type: "replace" }>, "type">,
   message: string,
 ): OrderPlan {
   const missing =
     input.observed.me &&
     scopeProblem(input.observed.me, orderScopes, "replace a server (it orders a new one)");
   if (missing !== undefined) return blocked(input, missing, [], fields);
+  const refused = input.observed.replaceRefused;
+  if (refused !== undefined) {
+    // The service's own refusal replaced nothing: the next attempt (a new key) waits for the Stalled schedule.
+    const condition: ConditionInput = {
+      type: replacedCondition,
+      status: "False",
+      reason: refused.reason,
+      message: refused.message,
+      observedGeneration: generationOf(input.serverOrder),
+    };
+    const plan = blocked(input, refused, [], fields);
+    const conditions = applyConditionChange(
+      plan.status.conditions,
+      { set: [condition], remove: [] },
+      input.now,
+    );
+    const echo = action.request === undefined ? {} : { lastHandledReplaceServer: action.request };
+    return { ...plan, status: { ...plan.status, conditions, ...echo } };
+  }
   const plan = result(
     input,
-    [],
+    [{ type: "replace", ...action }],
     reconciling(Reason.Progressing, message, generationOf(input.serverOrder)),
     fields,
   );
-  const marker = { ...plan.status, ...action.marker };
-  return { ...plan, actions: [{ type: "replace", ...action, marker }] };
+  // The request is handled once its call is sent: echoed with the intent's outcome.
+  return action.request === undefined
+    ? plan
+    : { ...plan, status: { ...plan.status, lastHandledReplaceServer: action.request } };
 }
 
 /** Echoes the value and says why in the Replaced condition: refused once, never retried. */
@@ -188,7 +216,6 @@ function refuse(input: OrderPlanInput, echo: string, message: string, fields: St
     message,
     observedGeneration: generationOf(input.serverOrder),
   };
-  const plan = result(input, [], { set: [condition], remove: [] }, fields);
-  const status = { ...plan.status, lastHandledReplaceServer: echo };
-  return { ...plan, status, actions: [{ type: "refuseReplace", status, message }] };
+  const plan = result(input, [{ type: "refuseReplace", message }], { set: [condition], remove: [] }, fields);
+  return { ...plan, status: { ...plan.status, lastHandledReplaceServer: echo } };
 }

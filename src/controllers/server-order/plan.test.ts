@@ -4,6 +4,7 @@ import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import type { Me, Order, Server } from "../../hosting/index.ts";
 import type { Failure } from "../shared/failure.ts";
+import { type IntentCall, pendingRecord } from "../shared/intents.ts";
 import type { Catalog } from "./catalog.ts";
 import type { OrderObserved } from "./observed.ts";
 import { planServerOrder } from "./plan.ts";
@@ -153,6 +154,13 @@ const marker = (at: string, generation = 1): Record<string, unknown> => ({
     },
   ],
 });
+
+/** The intent of the plan's order action. */
+function orderIntent(actions: OrderAction[]): IntentCall {
+  const action = actions.find((a) => a.type === "order");
+  if (action?.type !== "order") throw new Error("the plan placed no order");
+  return action.intent;
+}
 
 const refusal: Failure = {
   stalled: true,
@@ -412,7 +420,8 @@ describe("planServerOrder", () => {
 describe("idempotency keys", () => {
   const keyOf = (actions: OrderAction[], type: "estimate" | "order") => {
     const action = actions.find((a) => a.type === type);
-    return action?.type === "estimate" || action?.type === "order" ? action.idempotencyKey : undefined;
+    if (action?.type === "estimate") return action.idempotencyKey;
+    return action?.type === "order" ? action.intent.key : undefined;
   };
   const object = serverOrder(approved);
 
@@ -425,15 +434,26 @@ describe("idempotency keys", () => {
 
   it("repeat the interrupted call's key, and change after a definite refusal", () => {
     const first = plan(object, estimated(object));
+    const call = orderIntent(first.actions);
     const marked = first.status.conditions?.find((c) => c.type === "Ordered")?.lastTransitionTime ?? "";
-    const retried = plan(serverOrder(approved, marker(marked)), { ...estimated(object), candidates: [] });
+    // The call's outcome was unknown and the lookup found no order (NotFound): the same key again.
+    const notFound = { ...pendingRecord(call, undefined, now), state: "NotFound" as const };
+    const retried = plan(
+      serverOrder(approved, { ...marker(marked), intents: [notFound] }),
+      estimated(object),
+    );
     expect(keyOf(retried.actions, "order")).toBe(keyOf(first.actions, "order"));
-    const afterRefusal = planServerOrder({
-      serverOrder: serverOrder(approved, { phase: "Failed" }),
-      observed: observed(estimated(object)),
-      now: new Date(now.getTime() + 300_000),
-      polls,
-    });
+    expect(orderIntent(retried.actions).attempt).toBe(1);
+    // Still Pending (settled elsewhere), the plan would send the same key too: never a second order.
+    const pending = pendingRecord(call, undefined, now);
+    const again = plan(serverOrder(approved, { ...marker(marked), intents: [pending] }), estimated(object));
+    expect(keyOf(again.actions, "order")).toBe(keyOf(first.actions, "order"));
+    // The service refused it for certain: the next attempt gets a new key.
+    const refused = { ...pendingRecord(call, undefined, now), state: "Refused" as const, message: "no" };
+    const failed = serverOrder(approved, { phase: "Failed", intents: [refused] });
+    const afterRefusal = plan(failed, estimated(failed));
+    expect(orderIntent(afterRefusal.actions).attempt).toBe(2);
+    expect(keyOf(afterRefusal.actions, "order")).toMatch(/^orderServers\.uid-1\./);
     expect(keyOf(afterRefusal.actions, "order")).not.toBe(keyOf(first.actions, "order"));
   });
 
@@ -453,9 +473,15 @@ describe("idempotency keys", () => {
     expect(condition(result, "Stalled")?.message).toContain("now in USD");
   });
 
-  it("write the marker before the call: the order action carries the status saying an order may be in flight", () => {
+  it("carry the intent the skeleton records before the call: its input holds the request it orders", () => {
     const action = plan(object, estimated(object)).actions[0];
-    expect(action).toMatchObject({ type: "order", marker: { phase: "Ordering" } });
+    if (action?.type !== "order") throw new Error("expected an order action");
+    expect(action.intent).toMatchObject({
+      operation: "orderServers",
+      attempt: 1,
+      input: { request: action.input },
+    });
+    expect(action.intent.key).toMatch(/^orderServers\.uid-1\./);
   });
 });
 

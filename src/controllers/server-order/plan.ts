@@ -1,6 +1,7 @@
 import { ConditionType, getCondition, ready, reconciling, timestamp } from "../../api/conditions.ts";
 import { type Estimate, idempotencyKey, type Order } from "../../hosting/index.ts";
 import { noChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
+import { intentCall } from "../shared/intents.ts";
 import { Reason } from "../shared/reasons.ts";
 import { isSettled } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
@@ -167,10 +168,11 @@ function planOrdering(input: OrderPlanInput): OrderPlan {
     });
   }
   const plan = ordering(`placing the order: ${quoted}`, fresh);
-  const orderKey = idempotencyKey(uid, "orderServers", { ...orderInput, replaces, attempt });
-  plan.actions = withFinalizer(input, [
-    { type: "order", input: orderInput, idempotencyKey: orderKey, marker: plan.status },
-  ]);
+  const intent = intentCall(serverOrder, "orderServers", {
+    request: orderInput,
+    ...(replaces === undefined ? {} : { replaces }),
+  });
+  plan.actions = withFinalizer(input, [{ type: "order", input: orderInput, intent }]);
   return plan;
 }
 

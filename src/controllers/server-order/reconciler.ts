@@ -12,6 +12,7 @@ import { serverOrderOutputs } from "./outputs.ts";
 import { doingForOrder, performServerOrder } from "./perform.ts";
 import { planServerOrder } from "./plan.ts";
 import type { OrderPolls } from "./plan-common.ts";
+import { settleOrderIntent } from "./settle.ts";
 
 /**
  * observe → (plan → perform → learn)* → plan → one status write, for one ServerOrder. Up to three
@@ -37,6 +38,7 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
     plan: (serverOrder, knowledge, now) => planServerOrder({ serverOrder, observed: knowledge, now, polls }),
     perform: (action, context) => performServerOrder(action, context, polls),
     learn: learnOrder,
+    settle: settleOrderIntent,
     doing: (action) => doingForOrder[action.type],
     schedule: (knowledge, plan, now) => ({
       knowledge,

@@ -1,29 +1,66 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { HostingApiError } from "../../hosting/index.ts";
-import type { KubeObject } from "../../runtime/index.ts";
+import { getCondition } from "../../api/conditions.ts";
+import { type Intent, intentSchema } from "../../api/intents.ts";
+import { canonicalJson, HostingApiError, type HostingClient, type Me } from "../../hosting/index.ts";
+import type { KubeClient, KubeObject } from "../../runtime/index.ts";
 import { converge } from "./converge.ts";
 import type { ControllerDeps } from "./deps.ts";
+import type { Connection } from "./hosting-access.ts";
+import { type IntentCall, intentCall, type Settlement } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Failed, Kind, ObjectFact } from "./kind.ts";
 
 // A toy kind: it wants `want` things made, one `make` call each; a `mark` writes the object first.
-type Action = { type: "mark" } | { type: "make"; n: number };
-type Fact = { type: "made"; n: number };
+// `spec.spend` asks for one call that spends (`spend`, with an intent); deleting, it releases.
+type Action =
+  | { type: "mark" }
+  | { type: "make"; n: number }
+  | { type: "spend"; n: number; intent: IntentCall }
+  | { type: "release" };
+type Fact = { type: "made"; n: number } | { type: "spent"; n: number };
 interface Knowledge extends BaseKnowledge {
   made: number[];
+  spent: number[];
   failures: string[];
 }
 const schema = z.object({
-  metadata: z.object({ uid: z.string().optional(), generation: z.number().optional() }),
-  spec: z.object({ want: z.number(), outputs: z.object({ configMapName: z.string() }).optional() }),
+  metadata: z.object({
+    uid: z.string().optional(),
+    generation: z.number().optional(),
+    deletionTimestamp: z.string().optional(),
+  }),
+  spec: z.object({
+    want: z.number(),
+    spend: z.number().optional(),
+    deletionPolicy: z.string().optional(),
+    outputs: z.object({ configMapName: z.string() }).optional(),
+  }),
   status: z
-    .object({ marked: z.boolean().optional(), outputs: z.object({ configMapName: z.string() }).optional() })
+    .object({
+      marked: z.boolean().optional(),
+      spentId: z.string().optional(),
+      intents: z.array(intentSchema).optional(),
+      outputs: z.object({ configMapName: z.string() }).optional(),
+    })
     .optional(),
 });
 type Toy = z.infer<typeof schema>;
 
-function toyKind(behaviour: { failOn?: number; perRound?: number; rounds?: number }) {
+interface Behaviour {
+  failOn?: number;
+  perRound?: number;
+  rounds?: number;
+  /** The error the `spend` call fails with. */
+  spendError?: () => Error;
+  /** How a Pending intent ended (the toy's lookup). */
+  settle?: (intent: Intent) => Settlement<Fact>;
+}
+
+function toyKind(behaviour: Behaviour) {
   const performed: Action[] = [];
+  /** status.intents of the object each `spend` was performed on. */
+  const seenIntents: (Intent[] | undefined)[] = [];
+  const settled: Intent[] = [];
   const kind: Kind<Toy, object, Knowledge, Action, Fact, BasePlan<Action> & { made: number[] }> = {
     type: { group: "test", version: "v1", plural: "toys", kind: "Toy" },
     schema,
@@ -33,15 +70,34 @@ function toyKind(behaviour: { failOn?: number; perRound?: number; rounds?: numbe
       throw new Error("not used");
     },
     plan(resource, knowledge) {
+      if (resource.metadata.deletionTimestamp !== undefined) {
+        return { actions: [{ type: "release" }], status: {}, stalled: false, made: knowledge.made };
+      }
       const missing = Array.from({ length: resource.spec.want }, (_, i) => i).filter(
         (n) => !knowledge.made.includes(n),
       );
       const actions: Action[] = resource.status?.marked ? [] : [{ type: "mark" }];
       actions.push(...missing.slice(0, behaviour.perRound ?? 1).map((n) => ({ type: "make" as const, n })));
+      const spend = resource.spec.spend;
+      if (spend !== undefined && !knowledge.spent.includes(spend))
+        actions.push({ type: "spend", n: spend, intent: intentCall(resource, "spend", { n: spend }) });
       return { actions, status: {}, stalled: false, made: knowledge.made };
     },
     async *perform(action, context): AsyncGenerator<Fact | ObjectFact> {
       performed.push(action);
+      if (action.type === "release") {
+        yield { type: "released" };
+        return;
+      }
+      if (action.type === "spend") {
+        seenIntents.push((context.object.status as { intents?: Intent[] } | undefined)?.intents);
+        const error = behaviour.spendError?.();
+        if (error !== undefined) throw error;
+        yield { type: "spent", n: action.n };
+        yield { type: "answered", requestId: `req-spend-${action.n}` };
+        yield { type: "recorded", status: { spentId: `s-${action.n}` } };
+        return;
+      }
       if (action.type === "mark") {
         yield { type: "written", object: { ...context.object, status: { marked: true } } };
         return;
@@ -63,14 +119,24 @@ function toyKind(behaviour: { failOn?: number; perRound?: number; rounds?: numbe
     learn: (knowledge, fact: Fact | Failed<Action>) =>
       fact.type === "made"
         ? { ...knowledge, made: [...knowledge.made, fact.n] }
-        : { ...knowledge, failures: [...knowledge.failures, fact.failure.reason] },
+        : fact.type === "spent"
+          ? { ...knowledge, spent: [...knowledge.spent, fact.n] }
+          : { ...knowledge, failures: [...knowledge.failures, fact.failure.reason] },
     doing: (action) => `doing ${action.type}`,
     schedule: (knowledge) => ({ knowledge, dueAt: undefined }),
     remember: () => ({}),
     waiting: () => false,
     outputs: () => ({}),
+    ...(behaviour.settle === undefined
+      ? {}
+      : {
+          settle: (intent: Intent) => {
+            settled.push(intent);
+            return behaviour.settle?.(intent) as Settlement<Fact>;
+          },
+        }),
   };
-  return { kind, performed };
+  return { kind, performed, seenIntents, settled };
 }
 
 function start(want: number) {
@@ -80,7 +146,13 @@ function start(want: number) {
     hosting: { forgetIdentity: () => undefined },
   } as unknown as ControllerDeps;
   const object: KubeObject = { apiVersion: "test/v1", kind: "Toy", metadata: { name: "t" }, spec: { want } };
-  const knowledge: Knowledge = { problem: undefined, requestId: undefined, made: [], failures: [] };
+  const knowledge: Knowledge = {
+    problem: undefined,
+    requestId: undefined,
+    made: [],
+    spent: [],
+    failures: [],
+  };
   return {
     events,
     start: {
@@ -159,5 +231,332 @@ describe("converge: plan → perform → learn → plan", () => {
     const done = await converge(releasing, start(2).start);
     expect(done.object).toBeUndefined();
     expect(performed).toHaveLength(1);
+  });
+});
+
+// The intent protocol: a spending call is recorded in status before it is sent, and settled by a
+// lookup on its own input when its outcome was lost.
+
+const now = new Date("2030-01-01T00:00:00Z");
+const me = { user: { id: "u1", email: "u@example.test" } } as unknown as Me;
+const connection: Connection = { client: { credentialId: "key-abc" } as unknown as HostingClient, me };
+
+/** A Kubernetes fake for status writes (merge patches), logging each; `perform` logs its action after. */
+function intentStart(options: {
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+}) {
+  const log: string[] = [];
+  const events: string[] = [];
+  let stored: KubeObject = {
+    apiVersion: "test/v1",
+    kind: "Toy",
+    metadata: { name: "t", namespace: "ns", uid: "uid-t", resourceVersion: "1", ...options.metadata },
+    spec: { want: 0, spend: 1, ...options.spec },
+    status: { marked: true, ...options.status },
+  };
+  const patches: { intents?: Intent[] }[] = [];
+  const kube = {
+    async call(method: string, path: string, request: { body?: unknown } = {}) {
+      if (method !== "PATCH" || !path.endsWith("/status")) throw new Error(`unexpected ${method} ${path}`);
+      const { status } = request.body as { status: Record<string, unknown> };
+      patches.push(status as { intents?: Intent[] });
+      log.push("patch status");
+      stored = {
+        ...stored,
+        metadata: {
+          ...stored.metadata,
+          resourceVersion: String(Number(stored.metadata.resourceVersion) + 1),
+        },
+        status: { ...(stored.status as Record<string, unknown>), ...status },
+      };
+      return structuredClone(stored);
+    },
+  };
+  const deps = {
+    kube: kube as unknown as KubeClient,
+    recorder: {
+      record: (_: KubeObject, type: string, reason: string) => events.push(`${type} ${reason}`),
+    },
+    hosting: { forgetIdentity: () => undefined },
+  } as unknown as ControllerDeps;
+  const writes: KubeObject[] = [];
+  const knowledge: Knowledge = {
+    problem: undefined,
+    requestId: undefined,
+    made: [],
+    spent: [],
+    failures: [],
+  };
+  return {
+    log,
+    events,
+    patches,
+    writes,
+    start: {
+      deps,
+      object: structuredClone(stored),
+      resource: schema.parse(stored),
+      knowledge,
+      connection,
+      now,
+      onWrite: (_: KubeObject, written: KubeObject) => writes.push(written),
+    },
+  };
+}
+
+/** The intent a plan makes for `spend n` on the toy. */
+const spendCall = (n: number) => intentCall({ metadata: { uid: "uid-t" } }, "spend", { n });
+
+/** A Pending record of `spend n`, as an earlier reconcile wrote it. */
+function pending(n: number, owner = { userId: "u1", credential: "key-abc" }): Intent {
+  const call = spendCall(n);
+  return {
+    operation: "spend",
+    key: call.key,
+    input: canonicalJson(call.input),
+    attempt: call.attempt,
+    owner,
+    since: "2029-12-31T23:59:00.000Z",
+    state: "Pending",
+  };
+}
+
+const terminal = () =>
+  new HostingApiError({
+    code: "insufficient_balance",
+    kind: "terminal",
+    operation: "spend",
+    message: "no credit",
+    status: 402,
+    requestId: "req-refused",
+  });
+const uncertain = () =>
+  new HostingApiError({
+    code: "internal",
+    kind: "uncertain",
+    operation: "spend",
+    message: "boom",
+    status: 500,
+    requestId: "req-lost",
+  });
+
+describe("converge: intents", () => {
+  it("records a Pending intent in status before perform runs, naming the call, its input, key and owner", async () => {
+    const { kind, performed, seenIntents } = toyKind({});
+    const { start: begin, patches, log, writes } = intentStart({});
+    const wrapped: typeof kind = {
+      ...kind,
+      async *perform(action, context) {
+        log.push(`perform ${action.type}`);
+        yield* kind.perform(action, context);
+      },
+    };
+    await converge(wrapped, begin);
+    const record: Intent = {
+      operation: "spend",
+      key: spendCall(1).key,
+      input: canonicalJson({ n: 1 }),
+      attempt: 1,
+      owner: { userId: "u1", credential: "key-abc" },
+      since: now.toISOString(),
+      state: "Pending",
+    };
+    expect(log).toEqual(["patch status", "perform spend"]);
+    expect(patches).toEqual([{ intents: [record] }]);
+    expect(spendCall(1).key).toMatch(/^spend\.uid-t\./);
+    // perform acts on the object as written: the intent is in its status.
+    expect(seenIntents).toEqual([[record]]);
+    expect(performed.map((a) => a.type)).toEqual(["spend"]);
+    // The write is the skeleton's own: its watch event is no news.
+    expect(writes).toHaveLength(1);
+  });
+
+  it("removes the intent once the call answered, keeping what perform recorded for the final write", async () => {
+    const { kind } = toyKind({});
+    const { start: begin, patches } = intentStart({});
+    const done = await converge(kind, begin);
+    expect(patches).toHaveLength(1);
+    expect(done.intents).toEqual([]);
+    expect(done.resource.status?.intents).toEqual([]);
+    expect(done.resource.status?.spentId).toBe("s-1");
+    expect(done.knowledge.spent).toEqual([1]);
+    expect(done.knowledge.requestId).toBe("req-spend-1");
+    expect(done.failure).toBeUndefined();
+    expect(done.plan.actions).toEqual([]);
+  });
+
+  it("ends the intent Refused after the service's definite refusal: the next attempt gets a new key", async () => {
+    const { kind } = toyKind({ spendError: terminal });
+    const { start: begin, events } = intentStart({});
+    const done = await converge(kind, begin);
+    expect(done.failure).toMatchObject({ uncertain: false, requestId: "req-refused" });
+    expect(done.intents).toEqual([
+      expect.objectContaining({
+        operation: "spend",
+        key: spendCall(1).key,
+        attempt: 1,
+        state: "Refused",
+        message: expect.stringContaining("doing spend failed"),
+      }),
+    ]);
+    const next = done.plan.actions.find((a) => a.type === "spend");
+    expect(next?.type === "spend" && next.intent.attempt).toBe(2);
+    expect(next?.type === "spend" && next.intent.key).not.toBe(spendCall(1).key);
+    expect(events).toEqual(["Warning InsufficientBalance"]);
+  });
+
+  it("keeps the intent Pending when the outcome is unknown: the next reconcile settles it first", async () => {
+    const { kind } = toyKind({ spendError: uncertain });
+    const { start: begin } = intentStart({});
+    const done = await converge(kind, begin);
+    expect(done.failure).toMatchObject({ uncertain: true });
+    expect(done.intents).toEqual([
+      expect.objectContaining({ operation: "spend", key: spendCall(1).key, attempt: 1, state: "Pending" }),
+    ]);
+    expect(done.knowledge.spent).toEqual([]);
+  });
+
+  it("settles a Pending intent that acted before planning: its facts are learned, it goes, nothing is sent", async () => {
+    const { kind, performed, settled } = toyKind({
+      settle: () => ({
+        outcome: "acted",
+        facts: [
+          { type: "spent", n: 1 },
+          { type: "recorded", status: { spentId: "s-found" } },
+        ],
+        note: "found s-found",
+      }),
+    });
+    const { start: begin, patches, events } = intentStart({ status: { intents: [pending(1)] } });
+    const done = await converge(kind, begin);
+    expect(settled).toEqual([pending(1)]);
+    expect(performed).toEqual([]);
+    expect(patches).toEqual([]);
+    expect(done.knowledge.spent).toEqual([1]);
+    expect(done.resource.status?.spentId).toBe("s-found");
+    expect(done.intents).toEqual([]);
+    expect(done.plan.actions).toEqual([]);
+    expect(events).toEqual(["Normal IntentSettled"]);
+  });
+
+  it("ends a Pending intent that did not act NotFound; the call is then sent again under the same key", async () => {
+    const notActed = { settle: () => ({ outcome: "notActed" as const, note: "nothing found" }) };
+    // Nothing asks for it any more: it stays, NotFound, for its attempt number.
+    const idle = toyKind(notActed);
+    const quiet = await converge(
+      idle.kind,
+      intentStart({ spec: { spend: undefined }, status: { intents: [pending(1)] } }).start,
+    );
+    expect(quiet.intents).toEqual([{ ...pending(1), state: "NotFound", message: "nothing found" }]);
+    expect(idle.performed).toEqual([]);
+    // Still asked for: sent again, attempt 1 and its key (the service replays it should it have acted).
+    const again = toyKind(notActed);
+    const { start: begin, patches } = intentStart({ status: { intents: [pending(1)] } });
+    const done = await converge(again.kind, begin);
+    expect(again.performed.map((a) => a.type)).toEqual(["spend"]);
+    expect(patches[0]?.intents).toEqual([
+      expect.objectContaining({ key: pending(1).key, attempt: 1, state: "Pending" }),
+    ]);
+    expect(done.intents).toEqual([]);
+  });
+
+  it("while a Pending intent is being looked up, does nothing else and says it is settling", async () => {
+    const { kind, performed } = toyKind({ settle: () => ({ outcome: "looking", note: "looking it up" }) });
+    const { start: begin, patches } = intentStart({ spec: { want: 2 }, status: { intents: [pending(1)] } });
+    const done = await converge(kind, begin);
+    expect(performed).toEqual([]);
+    expect(patches).toEqual([]);
+    expect(done.plan.actions).toEqual([]);
+    expect(done.plan.stalled).toBe(false);
+    expect(done.intents).toEqual([pending(1)]);
+    const reconciling = getCondition(done.plan.status.conditions, "Reconciling");
+    expect(reconciling).toMatchObject({ status: "True", reason: "Progressing" });
+    expect(reconciling?.message).toContain("settling spend: looking it up");
+    expect(getCondition(done.plan.status.conditions, "Stalled")?.status).not.toBe("True");
+  });
+
+  it("when nothing tells what a Pending intent did, is Stalled IntentUnsettled and does nothing else", async () => {
+    const { kind, performed } = toyKind({
+      settle: () => ({ outcome: "unsettled", message: "two results could be it" }),
+    });
+    const { start: begin, patches } = intentStart({ spec: { want: 2 }, status: { intents: [pending(1)] } });
+    const done = await converge(kind, begin);
+    expect(performed).toEqual([]);
+    expect(patches).toEqual([]);
+    expect(done.plan.actions).toEqual([]);
+    expect(done.plan.stalled).toBe(true);
+    expect(done.intents).toEqual([pending(1)]);
+    const stalled = getCondition(done.plan.status.conditions, "Stalled");
+    expect(stalled).toMatchObject({ status: "True", reason: "IntentUnsettled" });
+    // The message names the call and its key, for a person to check at the service.
+    expect(stalled?.message).toContain(pending(1).key);
+    expect(stalled?.message).toContain("two results could be it");
+  });
+
+  it("a kind without settle can't tell what its Pending intent did: Stalled IntentUnsettled", async () => {
+    const { kind, performed } = toyKind({});
+    const done = await converge(kind, intentStart({ status: { intents: [pending(1)] } }).start);
+    expect(performed).toEqual([]);
+    expect(getCondition(done.plan.status.conditions, "Stalled")?.reason).toBe("IntentUnsettled");
+  });
+
+  it("a Pending intent sent with another user's key is Stalled CredentialsChanged, without a lookup", async () => {
+    const { kind, performed, settled } = toyKind({
+      settle: () => ({ outcome: "notActed", note: "nothing found" }),
+    });
+    const other = pending(1, { userId: "u0", credential: "key-old" });
+    const done = await converge(kind, intentStart({ status: { intents: [other] } }).start);
+    expect(settled).toEqual([]);
+    expect(performed).toEqual([]);
+    expect(done.intents).toEqual([other]);
+    expect(done.plan.stalled).toBe(true);
+    const stalled = getCondition(done.plan.status.conditions, "Stalled");
+    expect(stalled).toMatchObject({ status: "True", reason: "CredentialsChanged" });
+    expect(stalled?.message).toContain("user u0");
+  });
+
+  it("without a connection, waits to settle a Pending intent rather than acting", async () => {
+    const { kind, performed, settled } = toyKind({
+      settle: () => ({ outcome: "notActed", note: "nothing found" }),
+    });
+    const { start: begin } = intentStart({ status: { intents: [pending(1)] } });
+    const done = await converge(kind, { ...begin, connection: undefined });
+    expect(settled).toEqual([]);
+    expect(performed).toEqual([]);
+    expect(getCondition(done.plan.status.conditions, "Reconciling")?.message).toContain(
+      "waiting for a connection",
+    );
+  });
+
+  it("deleting with deletionPolicy Orphan, releases despite a Pending intent (nothing is spent)", async () => {
+    const { kind, performed, settled } = toyKind({
+      settle: () => ({ outcome: "unsettled", message: "two results could be it" }),
+    });
+    const { start: begin } = intentStart({
+      metadata: { deletionTimestamp: "2030-01-01T00:00:00Z" },
+      spec: { deletionPolicy: "Orphan" },
+      status: { intents: [pending(1)] },
+    });
+    const done = await converge(kind, begin);
+    expect(settled).toEqual([]);
+    expect(performed.map((a) => a.type)).toEqual(["release"]);
+    expect(done.object).toBeUndefined();
+  });
+
+  it("deleting with another policy, settles the Pending intent before releasing anything", async () => {
+    const { kind, performed, settled } = toyKind({
+      settle: () => ({ outcome: "looking", note: "looking it up" }),
+    });
+    const { start: begin } = intentStart({
+      metadata: { deletionTimestamp: "2030-01-01T00:00:00Z" },
+      spec: { deletionPolicy: "Delete" },
+      status: { intents: [pending(1)] },
+    });
+    const done = await converge(kind, begin);
+    expect(settled).toHaveLength(1);
+    expect(performed).toEqual([]);
+    expect(done.object).toBeDefined();
   });
 });

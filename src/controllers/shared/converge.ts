@@ -1,10 +1,27 @@
-import { isHostingError } from "../../hosting/index.ts";
-import type { KubeObject } from "../../runtime/index.ts";
+import type { z } from "zod";
+import { applyConditionChange } from "../../api/conditions.ts";
+import type { Intent } from "../../api/intents.ts";
+import { HostingApiError, isHostingError } from "../../hosting/index.ts";
+import { type Json, type KubeObject, patchStatus, type ResourceType } from "../../runtime/index.ts";
+import { problemChange } from "./condition-changes.ts";
 import type { ControllerDeps } from "./deps.ts";
 import { describeFailure, type Failure } from "./failure.ts";
 import type { Connection } from "./hosting-access.ts";
-import type { BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from "./kind.ts";
+import {
+  describeIntent,
+  endIntent,
+  intentsOf,
+  ownerMismatch,
+  pendingRecord,
+  type Recorded,
+  settlingChange,
+  withIntent,
+  withoutIntent,
+} from "./intents.ts";
+import type { Action, BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from "./kind.ts";
+import { identityOf } from "./ownership.ts";
 import { parseForReconcile } from "./parse.ts";
+import { Reason } from "./reasons.ts";
 
 /** Where one reconcile starts acting from. */
 export interface ConvergeStart<R, K> {
@@ -14,6 +31,8 @@ export interface ConvergeStart<R, K> {
   knowledge: K;
   connection: Connection | undefined;
   now: Date;
+  /** Each status or metadata write the skeleton makes before the final one (its watch event is no news). */
+  onWrite?(before: KubeObject, written: KubeObject): void;
 }
 
 /** Where it left off: the object (undefined once released), what is known, and the plan whose status is written. */
@@ -22,64 +41,261 @@ export interface Converged<R, K, P> {
   resource: R;
   knowledge: K;
   plan: P;
+  /** status.intents as the final write leaves them. */
+  intents: Intent[];
   /** The call the actions stopped at. */
   failure: Failure | undefined;
   /** Not the service's error (a Kubernetes write failed): rethrown once what was learned is kept. */
   interrupted?: { error: unknown };
 }
 
-const objectFacts = new Set<string>(["written", "released", "answered"] satisfies ObjectFact["type"][]);
+const objectFacts = new Set<string>([
+  "written",
+  "released",
+  "answered",
+  "recorded",
+] satisfies ObjectFact["type"][]);
 
 function isObjectFact<F>(fact: F | ObjectFact): fact is ObjectFact {
   return objectFacts.has((fact as { type?: unknown }).type as string);
 }
 
+/** The resource as the plan should see it: with the intents as they stand now, written or not. */
+function withIntents<R extends Resource>(resource: R, intents: Intent[]): R {
+  return { ...resource, status: { ...resource.status, intents } };
+}
+
 /**
- * plan → perform → learn → plan, for up to `kind.rounds` rounds, stopping at the first failed call.
- * The returned plan is made on everything learned, so the status written reflects the calls' answers.
+ * Settle Pending intents → plan → perform → learn → plan, for up to `kind.rounds` rounds, stopping
+ * at the first failed call. An action with an intent is recorded in status before its call; the
+ * intent goes once the call answered, ends Refused on a definite refusal, and stays Pending when the
+ * outcome is unknown. While a Pending intent is unsettled nothing else is done (but an Orphan release).
  */
 export async function converge<
   R extends Resource,
   M,
   K extends BaseKnowledge,
-  A extends { type: string },
+  A extends Action,
   F,
   P extends BasePlan<A>,
 >(kind: Kind<R, M, K, A, F, P>, start: ConvergeStart<R, K>): Promise<Converged<R, K, P>> {
   const { deps, connection, now } = start;
   let { object, resource, knowledge } = start;
+  let intents = intentsOf(resource.status);
+  const settled = settleIntents(kind, start, intents);
+  knowledge = settled.knowledge;
+  intents = settled.intents;
+  resource = withIntents(settled.resource, intents);
+  if (settled.blocking !== undefined) {
+    return {
+      object,
+      resource,
+      knowledge,
+      intents,
+      plan: settlingPlan(kind, resource, knowledge, settled.blocking, now),
+      failure: undefined,
+    };
+  }
   let plan = kind.plan(resource, knowledge, now);
   for (let round = 1; round <= (kind.rounds ?? 1) && plan.actions.length > 0; round++) {
     for (const action of plan.actions) {
+      const call = action.intent;
       try {
+        if (call !== undefined) {
+          intents = withIntent(intents, pendingRecord(call, connection && identityOf(connection), now));
+          object = await recordIntents(kind.type, start, object, intents);
+          resource = reparse(kind.schema, object, resource);
+        }
         for await (const fact of kind.perform(action, { deps, object, resource, knowledge, connection })) {
           if (!isObjectFact(fact)) {
             knowledge = kind.learn(knowledge, fact);
           } else if (fact.type === "released") {
-            return { object: undefined, resource, knowledge, plan, failure: undefined };
+            return { object: undefined, resource, knowledge, plan, intents, failure: undefined };
           } else if (fact.type === "answered") {
             if (fact.requestId !== undefined) knowledge = { ...knowledge, requestId: fact.requestId };
+          } else if (fact.type === "recorded") {
+            resource = withRecorded(resource, fact.status);
           } else {
             object = fact.object;
-            const parsed = parseForReconcile(kind.schema, object);
-            if (parsed.success) resource = parsed.data;
+            resource = withIntents(reparse(kind.schema, object, resource), intents);
           }
+        }
+        if (call !== undefined) {
+          intents = withoutIntent(intents, call.operation);
+          resource = withIntents(resource, intents);
         }
       } catch (error) {
         if (!isHostingError(error)) {
-          return { object, resource, knowledge, plan, failure: undefined, interrupted: { error } };
+          return { object, resource, knowledge, plan, intents, failure: undefined, interrupted: { error } };
         }
         const failure = describeFailure(error, kind.doing(action));
+        if (call !== undefined && refusedForCertain(error)) {
+          intents = endIntent(intents, call.operation, "Refused", failure.message);
+          resource = withIntents(resource, intents);
+        }
         knowledge = kind.learn(knowledge, { type: "failed", action, failure, error });
         if (failure.requestId !== undefined) knowledge = { ...knowledge, requestId: failure.requestId };
         // The key's scopes or projects may have changed: read its identity again next time.
         if (failure.refreshIdentity && connection !== undefined)
           deps.hosting.forgetIdentity(connection.client);
         deps.recorder.record(start.object, "Warning", failure.reason, failure.message, action.type);
-        return { object, resource, knowledge, plan: kind.plan(resource, knowledge, now), failure };
+        return { object, resource, knowledge, intents, plan: kind.plan(resource, knowledge, now), failure };
       }
     }
     plan = kind.plan(resource, knowledge, now);
   }
-  return { object, resource, knowledge, plan, failure: undefined };
+  return { object, resource, knowledge, plan, intents, failure: undefined };
+}
+
+/** The resource with status fields a call's answer recorded (written with the final status). */
+function withRecorded<R extends Resource>(resource: R, fields: Record<string, unknown>): R {
+  return { ...resource, status: { ...resource.status, ...fields } };
+}
+
+/** The service's own refusal (a 4xx it answered): nothing was done, and the same key would replay it. */
+function refusedForCertain(error: unknown): boolean {
+  return error instanceof HostingApiError && error.kind === "terminal";
+}
+
+function reparse<R extends Resource>(schema: z.ZodType<R>, object: KubeObject, resource: R): R {
+  const parsed = parseForReconcile(schema, object);
+  return parsed.success ? parsed.data : resource;
+}
+
+/** Writes status.intents before the call, so a crash or a lost answer during it is noticed. */
+async function recordIntents<R, K>(
+  type: ResourceType,
+  start: ConvergeStart<R, K>,
+  object: KubeObject,
+  intents: Intent[],
+): Promise<KubeObject> {
+  const status = { ...(object.status as Record<string, unknown> | undefined), intents } as Json;
+  const written = await patchStatus(start.deps.kube, type, object, status);
+  if (written.written) start.onWrite?.(object, written.object);
+  return written.object;
+}
+
+interface Blocking {
+  waiting: { intent: Intent; note: string }[];
+  stuck: { reason: Reason; message: string } | undefined;
+}
+
+/**
+ * Settles each Pending intent from what observe looked up on its input: it acted (its facts are
+ * learned and it goes), it did not (NotFound), or it is still being looked up, or can't be told.
+ */
+function settleIntents<
+  R extends Resource,
+  M,
+  K extends BaseKnowledge,
+  A extends Action,
+  F,
+  P extends BasePlan<A>,
+>(
+  kind: Kind<R, M, K, A, F, P>,
+  start: ConvergeStart<R, K>,
+  initial: Intent[],
+): { knowledge: K; resource: R; intents: Intent[]; blocking: Blocking | undefined } {
+  const { deps, resource, connection, now } = start;
+  let { knowledge, resource: settledResource } = start;
+  let intents = initial;
+  const pending = initial.filter((i) => i.state === "Pending");
+  const releasing =
+    resource.metadata.deletionTimestamp !== undefined && resource.spec.deletionPolicy === "Orphan";
+  const paused = resource.spec.suspend === true && resource.metadata.deletionTimestamp === undefined;
+  if (pending.length === 0 || releasing || paused)
+    return { knowledge, resource, intents, blocking: undefined };
+  const waiting: Blocking["waiting"] = [];
+  let stuck: Blocking["stuck"];
+  const current = connection && identityOf(connection);
+  for (const intent of pending) {
+    const mismatch = ownerMismatch(intent, current);
+    if (mismatch !== undefined) {
+      stuck ??= { reason: Reason.CredentialsChanged, message: mismatch };
+      continue;
+    }
+    if (knowledge.problem !== undefined || connection === undefined) {
+      waiting.push({ intent, note: knowledge.problem?.message ?? "waiting for a connection to the service" });
+      continue;
+    }
+    const settlement: ReturnType<NonNullable<typeof kind.settle>> = kind.settle?.(
+      intent,
+      knowledge,
+      resource,
+      now,
+    ) ?? {
+      outcome: "unsettled",
+      message: `berth cannot look up what ${describeIntent(intent)} did`,
+    };
+    switch (settlement.outcome) {
+      case "acted":
+        for (const fact of settlement.facts) {
+          if (isRecorded(fact)) settledResource = withRecorded(settledResource, fact.status);
+          else knowledge = kind.learn(knowledge, fact);
+        }
+        intents = withoutIntent(intents, intent.operation);
+        deps.recorder.record(
+          start.object,
+          "Normal",
+          settlement.reason ?? "IntentSettled",
+          `${intent.operation} had acted: ${settlement.note}`,
+          intent.operation,
+        );
+        break;
+      case "notActed":
+        intents = endIntent(intents, intent.operation, "NotFound", settlement.note);
+        deps.recorder.record(
+          start.object,
+          "Normal",
+          "IntentSettled",
+          `${intent.operation} had not acted: ${settlement.note}`,
+          intent.operation,
+        );
+        break;
+      case "looking":
+        waiting.push({ intent, note: settlement.note });
+        break;
+      case "unsettled":
+        stuck ??= {
+          reason: settlement.reason ?? Reason.IntentUnsettled,
+          message: `${describeIntent(intent)}: ${settlement.message}`,
+        };
+        break;
+    }
+  }
+  const blocking = stuck !== undefined || waiting.length > 0 ? { waiting, stuck } : undefined;
+  return { knowledge, resource: settledResource, intents, blocking };
+}
+
+function isRecorded(fact: unknown): fact is Recorded {
+  return (fact as { type?: unknown }).type === "recorded";
+}
+
+/**
+ * The plan while an intent is unsettled: no calls, the status as it was with conditions that say
+ * what is being settled (a problem that keeps the lookup from running comes first).
+ */
+function settlingPlan<
+  R extends Resource,
+  M,
+  K extends BaseKnowledge,
+  A extends Action,
+  F,
+  P extends BasePlan<A>,
+>(kind: Kind<R, M, K, A, F, P>, resource: R, knowledge: K, blocking: Blocking, now: Date): P {
+  const generation = resource.metadata.generation ?? 0;
+  const problem = blocking.stuck === undefined ? knowledge.problem : undefined;
+  const change =
+    problem !== undefined
+      ? problemChange(problem, generation)
+      : settlingChange(blocking.waiting, blocking.stuck, generation);
+  const previous = resource.status ?? {};
+  const status = {
+    ...previous,
+    ...(knowledge.requestId === undefined ? {} : { lastRequestId: knowledge.requestId }),
+    conditions: applyConditionChange(previous.conditions, change, now),
+  };
+  const planned = kind.plan(resource, knowledge, now);
+  const stalled = blocking.stuck !== undefined || problem?.stalled === true;
+  return { ...planned, actions: [], status: status as P["status"], stalled };
 }

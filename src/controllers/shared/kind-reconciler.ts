@@ -1,8 +1,16 @@
+import type { Intent } from "../../api/intents.ts";
 import { Outcome, type Reconciler } from "../../runtime/index.ts";
 import { budgetKey, budgetRequeue, learnProgress } from "./budget-gate.ts";
 import { converge } from "./converge.ts";
 import type { ControllerDeps } from "./deps.ts";
-import { type BaseKnowledge, type BasePlan, type Kind, type Resource, retryFailure } from "./kind.ts";
+import {
+  type Action,
+  type BaseKnowledge,
+  type BasePlan,
+  type Kind,
+  type Resource,
+  retryFailure,
+} from "./kind.ts";
 import { Memory } from "./memory.ts";
 import { outputsOf, withOutputs } from "./outputs/hook.ts";
 import { OutputWriter } from "./outputs/writer.ts";
@@ -12,6 +20,12 @@ import { earliest, retryAt } from "./schedule.ts";
 import { invalidSpec, withProblem, writeStatus } from "./status.ts";
 
 export type { Resource } from "./kind.ts";
+
+/** The status with the skeleton's intents (none: the field is dropped). */
+function withIntentList<S extends { intents?: Intent[] | undefined }>(status: S, intents: Intent[]): S {
+  const { intents: _, ...rest } = status;
+  return (intents.length === 0 ? rest : { ...rest, intents }) as S;
+}
 
 /** What the skeleton keeps of a resource between reconciles: the kind's memory, and its own. */
 interface Kept<M> {
@@ -30,7 +44,7 @@ export function kindReconciler<
   R extends Resource,
   M,
   K extends BaseKnowledge,
-  A extends { type: string },
+  A extends Action,
   F,
   P extends BasePlan<A>,
 >(deps: ControllerDeps, kind: Kind<R, M, K, A, F, P>): Reconciler {
@@ -78,6 +92,9 @@ export function kindReconciler<
       knowledge: observation.knowledge,
       connection,
       now,
+      onWrite: (before, written) => {
+        if (ownWrites.record(key, before, written)) context.wrote(written);
+      },
     });
     const schedule = kind.schedule(converged.knowledge, converged.plan, now);
     const entry: Kept<M> = { memory: kind.remember(schedule.knowledge), readySeen };
@@ -95,8 +112,9 @@ export function kindReconciler<
     const { plan, failure: actFailure } = converged;
     const latest = converged.resource;
     const generation = latest.metadata.generation ?? 0;
+    const withIntents = withIntentList(plan.status, converged.intents);
     const planned =
-      actFailure === undefined ? plan.status : withProblem(plan.status, actFailure, generation, now);
+      actFailure === undefined ? withIntents : withProblem(withIntents, actFailure, generation, now);
     const outputs = await outputWriter.sync(
       outputsOf({ key, type: kind.type, object: written, resource: latest, status: planned }, kind.outputs),
     );

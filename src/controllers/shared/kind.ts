@@ -1,15 +1,18 @@
 import type { z } from "zod";
 import type { Condition } from "../../api/conditions.ts";
+import type { Intent } from "../../api/intents.ts";
 import type { HostingClient, HostingError } from "../../hosting/index.ts";
 import { type KubeObject, Outcome, type ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "./deps.ts";
 import { ReconcileError } from "./errors.ts";
 import type { Failure, Problem } from "./failure.ts";
 import type { Connection, HostingAccess } from "./hosting-access.ts";
+import type { IntentCall, Settlement } from "./intents.ts";
 
 type WithConditions = {
   conditions?: Condition[] | undefined;
   outputs?: { configMapName: string } | undefined;
+  intents?: Intent[] | undefined;
 };
 
 /** The parts of a parsed resource the skeleton reads. */
@@ -18,9 +21,14 @@ export interface Resource {
     uid?: string | undefined;
     generation?: number | undefined;
     creationTimestamp?: string | undefined;
+    deletionTimestamp?: string | undefined;
     annotations?: Record<string, string> | undefined;
   };
-  spec: { outputs?: { configMapName: string } | undefined };
+  spec: {
+    outputs?: { configMapName: string } | undefined;
+    deletionPolicy?: string | undefined;
+    suspend?: boolean;
+  };
   status?: WithConditions | undefined;
 }
 
@@ -40,6 +48,15 @@ export interface Observation<K> {
   failure: Failure | undefined;
 }
 
+/**
+ * An action a plan asks for. One that spends or releases carries its `intent`: the skeleton records
+ * it in status before `perform` runs, and settles it by a lookup if its outcome is lost.
+ */
+export interface Action {
+  type: string;
+  intent?: IntentCall | undefined;
+}
+
 /** A plan: the actions to perform now and the status to write once they are done. */
 export interface BasePlan<A> {
   actions: A[];
@@ -55,7 +72,12 @@ export type ObjectFact =
   /** The finalizer is gone: the object is going away and nothing more is written. */
   | { type: "released" }
   /** A hosting call answered with this request ID. */
-  | { type: "answered"; requestId: string | undefined };
+  | { type: "answered"; requestId: string | undefined }
+  /**
+   * Status fields that record what a call did (an order's ID): later plans see them at once, and
+   * the skeleton writes them with the rest of the status, in the one write at the end.
+   */
+  | { type: "recorded"; status: Record<string, unknown> };
 
 /** The fact the skeleton hands `learn` when an action's call failed. */
 export interface Failed<A> {
@@ -94,7 +116,7 @@ export interface Kind<
   R extends Resource,
   M,
   K extends BaseKnowledge,
-  A extends { type: string },
+  A extends Action,
   F,
   P extends BasePlan<A>,
 > {
@@ -122,6 +144,11 @@ export interface Kind<
   waiting(knowledge: K): boolean;
   /** What the output ConfigMap (spec.outputs) holds for this status: only keys whose values are known. Pure. */
   outputs(resource: R, status: P["status"]): Record<string, string>;
+  /**
+   * How a Pending intent (status.intents) ended, from what `observe` looked up on the intent's own
+   * input. Pure. A kind whose actions carry no intents needs none.
+   */
+  settle?(intent: Intent, knowledge: K, resource: R, now: Date): Settlement<F>;
   /** How a failed call or read is retried (default `retryFailure`); undefined leaves it to the schedule. */
   errorPolicy?(failure: Failure): Outcome | undefined;
 }

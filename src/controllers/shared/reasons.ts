@@ -37,5 +37,10 @@ export const Reason = {
   CredentialsChanged: "CredentialsChanged",
   /** spec.outputs.configMapName names a ConfigMap berth did not create for this resource: berth never overwrites it. */
   OutputConflict: "OutputConflict",
+  /**
+   * A call that spends or releases had an unknown outcome and the lookup on its own input can't
+   * tell what it did: a person checks at the service (the message names the call and its key).
+   */
+  IntentUnsettled: "IntentUnsettled",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];

@@ -1,0 +1,134 @@
+import { type ConditionChange, reconciling } from "../../api/conditions.ts";
+import type { Intent } from "../../api/intents.ts";
+import { canonicalJson, idempotencyKey } from "../../hosting/index.ts";
+import { problemChange } from "./condition-changes.ts";
+import type { Owner } from "./ownership.ts";
+import { Reason } from "./reasons.ts";
+
+/** What a planned action that spends or releases carries: the skeleton records it before the call. */
+export interface IntentCall {
+  operation: string;
+  /** Everything that decides what the call acts on; the lookup after an unknown outcome uses only this. */
+  input: Record<string, unknown>;
+  attempt: number;
+  /** The Idempotency-Key: from the resource's UID, the operation, the input and the attempt. */
+  key: string;
+}
+
+/** Status fields a settled intent records (see the `recorded` object fact). */
+export interface Recorded {
+  type: "recorded";
+  status: Record<string, unknown>;
+}
+
+/** How a Pending intent ended, as the kind's lookup on its input tells. */
+export type Settlement<F> =
+  /** It acted: these facts record what it did (the order it placed, where the app now is). */
+  | { outcome: "acted"; facts: (F | Recorded)[]; note: string; reason?: string }
+  /** It did not act: the plan decides afresh on the current spec. */
+  | { outcome: "notActed"; note: string }
+  /** The lookup has not answered yet (it is due, or was spread): wait. */
+  | { outcome: "looking"; note: string }
+  /** Nothing tells what it did: a person must look (Stalled). */
+  | { outcome: "unsettled"; reason?: Reason; message: string };
+
+/** The intents recorded in a status, leniently (an older status has none). */
+export function intentsOf(status: { intents?: Intent[] | undefined } | undefined): Intent[] {
+  return status?.intents ?? [];
+}
+
+/** The open intent of an operation, if any. */
+export function pendingIntent(status: { intents?: Intent[] | undefined } | undefined, operation: string) {
+  return intentsOf(status).find((i) => i.operation === operation && i.state === "Pending");
+}
+
+/**
+ * The call a plan makes for `operation` on `input`: a refused attempt's successor gets a new
+ * attempt number and so a new key; after one that did not act (or is pending) the same input
+ * keeps its key, so the service replays the call should it have acted after all.
+ */
+export function intentCall(
+  resource: { metadata: { uid?: string | undefined; name?: string | undefined }; status?: unknown },
+  operation: string,
+  input: Record<string, unknown>,
+  /** What the key derives from, when not all of `input` (default: all of it). */
+  keyed: Record<string, unknown> = input,
+): IntentCall {
+  const previous = intentsOf(resource.status as { intents?: Intent[] }).find(
+    (i) => i.operation === operation,
+  );
+  const attempt =
+    previous === undefined ? 1 : previous.state === "Refused" ? previous.attempt + 1 : previous.attempt;
+  const uid = resource.metadata.uid ?? resource.metadata.name ?? "";
+  return { operation, input, attempt, key: idempotencyKey(uid, operation, { ...keyed, attempt }) };
+}
+
+/** The input a Pending intent recorded, parsed (undefined when it is not a JSON object). */
+export function inputOf<T extends Record<string, unknown>>(intent: Intent): Partial<T> | undefined {
+  try {
+    const value: unknown = JSON.parse(intent.input);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The record written before the call. */
+export function pendingRecord(call: IntentCall, owner: Owner | undefined, now: Date): Intent {
+  return {
+    operation: call.operation,
+    key: call.key,
+    input: canonicalJson(call.input),
+    attempt: call.attempt,
+    ...(owner === undefined ? {} : { owner }),
+    since: now.toISOString(),
+    state: "Pending",
+  };
+}
+
+/** `list` with `record` in place of its operation's entry. */
+export function withIntent(list: readonly Intent[], record: Intent): Intent[] {
+  return [...list.filter((i) => i.operation !== record.operation), record];
+}
+
+/** `list` without its operation's entry (the call's result is recorded elsewhere in status). */
+export function withoutIntent(list: readonly Intent[], operation: string): Intent[] {
+  return list.filter((i) => i.operation !== operation);
+}
+
+/** `list` with the operation's entry ended (Refused or NotFound), kept for its attempt number. */
+export function endIntent(
+  list: readonly Intent[],
+  operation: string,
+  state: "Refused" | "NotFound",
+  message: string,
+): Intent[] {
+  return list.map((i) => (i.operation === operation ? { ...i, state, message: message.slice(0, 1024) } : i));
+}
+
+/** A Pending intent sent with another user's key: only that user's key can look up what it did. */
+export function ownerMismatch(intent: Intent, current: Owner | undefined): string | undefined {
+  const owner = intent.owner;
+  if (owner === undefined || current === undefined || owner.userId === current.userId) return undefined;
+  return (
+    `the outcome of ${describeIntent(intent)} is unknown, and it was sent with a key of user ${owner.userId} ` +
+    `(key ${owner.credential}) while the credentials now resolve to user ${current.userId} (key ${current.credential}); ` +
+    `only a key of user ${owner.userId} can look up what it did: restore that key`
+  );
+}
+
+/** "orderServers (attempt 2, key …) sent at …", for messages. */
+export function describeIntent(intent: Intent): string {
+  return `${intent.operation} (attempt ${intent.attempt}, Idempotency-Key ${intent.key}) sent at ${intent.since}`;
+}
+
+/** The conditions while intents are being settled: nothing else is done until they are. */
+export function settlingChange(
+  waiting: { intent: Intent; note: string }[],
+  stuck: { reason: Reason; message: string } | undefined,
+  generation: number,
+): ConditionChange {
+  if (stuck !== undefined) return problemChange({ stalled: true, ...stuck }, generation);
+  const notes = waiting.map((w) => `${w.intent.operation}: ${w.note}`).join("; ");
+  return reconciling(Reason.Progressing, `settling ${notes} before acting on the spec`, generation);
+}
