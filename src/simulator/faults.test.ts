@@ -18,10 +18,18 @@ describe("FaultTable", () => {
 
   it("with a keyId, hits only that key's requests", () => {
     const table = new FaultTable();
-    table.add({ operation: "*", status: 429, retryAfterSec: 60, keyId: "key_a" });
+    table.add({ operation: "*", status: 503, keyId: "key_a" });
     expect(table.take("listApps", Math.random, "key_b")).toBeUndefined();
     expect(table.take("listApps")).toBeUndefined();
-    expect(table.take("listApps", Math.random, "key_a")?.status).toBe(429);
+    expect(table.take("listApps", Math.random, "key_a")?.status).toBe(503);
+  });
+
+  it("takes 429 rules only at admission, and the others only before the operation", () => {
+    const table = new FaultTable();
+    table.add({ operation: "*", status: 429, retryAfterSec: 60 });
+    table.add({ operation: "*", status: 500 });
+    expect(table.take("listApps", Math.random, "key_a", "admission")?.status).toBe(429);
+    expect(table.take("listApps", Math.random, "key_a", "operation")?.status).toBe(500);
   });
 
   it("counts down times and drops the rule when spent", () => {

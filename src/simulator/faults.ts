@@ -33,6 +33,9 @@ export interface ActiveFault extends Fault {
   hits: number;
 }
 
+/** When a rule is looked at: at admission (429 rules) or just before the operation runs (the rest). */
+export type FaultPhase = "admission" | "operation";
+
 /** What a fault is checked against: the operations that exist and the keys that exist. */
 export interface FaultTargets {
   /** Operation name → whether it honours Idempotency-Key. */
@@ -121,11 +124,21 @@ export class FaultTable {
     return this.#faults.length + this.#spent.length < before;
   }
 
-  /** The first rule matching the operation that hits (see `probability`), consuming one of its hits. */
-  take(operation: string, random: () => number = Math.random, keyId?: string): ActiveFault | undefined {
+  /**
+   * The first rule matching the operation that hits (see `probability`), consuming one of its hits.
+   * `admission` takes only 429 rules (a rate limit refuses before anything else runs); `operation`
+   * takes every other rule, just before the operation runs.
+   */
+  take(
+    operation: string,
+    random: () => number = Math.random,
+    keyId?: string,
+    phase: FaultPhase = "operation",
+  ): ActiveFault | undefined {
     if (this.#faults.length === 0) return undefined;
     const fault = this.#faults.find(
       (f) =>
+        (f.status === 429) === (phase === "admission") &&
         (f.operation === operation || f.operation === "*") &&
         (f.keyId === undefined || f.keyId === keyId) &&
         (f.probability === undefined || random() < f.probability),

@@ -335,6 +335,38 @@ describe("MCP server at /mcp", () => {
     expectError(await h.api.get(`/projects/${app.projectId}/apps/${app.id}`), 404, "not_found");
   });
 
+  it("checks scopes before asking for confirmation: a read-only key is told it lacks the scope", async () => {
+    const app = await deploy(await connect(h));
+    const reader = h.sim.addKey({ userId: "usr_demo", scopes: ["apps:read"] });
+    const client = await connect(h, reader.token);
+    const error = await callError(client, "delete_app", { projectId: app.projectId, appId: app.id });
+    expect(error).toMatchObject({ code: "insufficient_scope", requiredScopes: ["apps:admin"] });
+  });
+
+  it("answers an injected 429 at HTTP level with Retry-After, as the real limit, and the tool does not run", async () => {
+    const client = await connect(h);
+    h.sim.injectFault({ operation: "createProject", status: 429, retryAfterSec: 9, times: 1 });
+    const raw = await post(
+      h,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "create_project", arguments: { name: "limited", idempotencyKey: newKey() } },
+      }),
+    );
+    expect(raw.status).toBe(429);
+    expect(raw.headers.get("retry-after")).toBe("9");
+    expect(raw.body).toMatchObject({ error: { code: "rate_limited", retryAfterSec: 9 } });
+    h.sim.injectFault({ operation: "createProject", status: 429, retryAfterSec: 9, times: 1 });
+    await expect(
+      call(client, "create_project", { name: "limited", idempotencyKey: newKey() }),
+    ).rejects.toMatchObject({
+      code: 429,
+    });
+    expect((await h.api.get<{ items: unknown[] }>("/projects?name=limited")).body.items).toEqual([]);
+  });
+
   it("answers a failed tool call with structuredContent.error equal to REST's error body", async () => {
     const client = await connect(h);
     const ids = { projectId: "not-a-project", appId: "0123456789abcdef01234567" };

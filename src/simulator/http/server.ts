@@ -32,6 +32,8 @@ export interface Call {
   readBody(): Promise<unknown>;
   /** The Idempotency-Key as sent; undefined when absent. */
   idempotencyKey: string | undefined;
+  /** Checks that come right after the scope check (a tool's confirmation); throws an ApiError. */
+  afterScopes?: () => void;
 }
 
 export type Executed = Reply & { headers: Record<string, string>; replayed: boolean; dropped: boolean };
@@ -108,10 +110,14 @@ export async function execute(
   const { route, principal } = call;
   const plain = { headers: {}, replayed: false, dropped: false };
   try {
+    // An injected 429 refuses like the real limit: before anything else is checked or counted.
+    const limit = world.faults.take(route.operation, () => world.random(), principal.key.id, "admission");
+    if (limit !== undefined) throw injected(limit, world);
     if (principal.user.frozen && route.method !== "GET") {
       throw new ApiError(403, "account_frozen", "this account is frozen; only reads are allowed");
     }
     requireScopes(principal.key.scopes, route.scopes);
+    call.afterScopes?.();
     const query = parseWith(route.query ?? emptyQuery, call.query, "query");
     const key = idempotencyKey(world, route, call.idempotencyKey);
     const rawBody = await call.readBody();

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { ApiError } from "../errors.ts";
 import { admit } from "../gate.ts";
 import { readBody } from "../http/inputs.ts";
-import { errorBody, type Outcome } from "../http/server.ts";
+import { type Executed, errorBody, type Outcome } from "../http/server.ts";
 import type { World } from "../store/world.ts";
 import {
   classify,
@@ -72,6 +72,10 @@ export async function serveMcp(
     const handled = await handleRequest(context, message.request);
     const { operation, executed } = handled;
     deps.logger.debug({ requestId, operation, status: executed?.status }, "mcp request");
+    if (executed !== undefined && isRateLimit(executed)) {
+      // A rate limit is an HTTP-level refusal on MCP too, never a tool result.
+      return reply({ ...outcome, operation }, 429, executed.body, executed.headers);
+    }
     const replayed = executed?.replayed === true;
     const headers: Record<string, string> = replayed ? { "Idempotent-Replayed": "true" } : {};
     return {
@@ -83,6 +87,11 @@ export async function serveMcp(
     if (!(error instanceof RpcFailure)) throw error;
     return reply({ ...outcome, operation: `mcp:${method}` }, 200, failure(id, error.toError()));
   }
+}
+
+function isRateLimit(executed: Executed): boolean {
+  const body = executed.body as { error?: { code?: unknown } } | undefined;
+  return executed.status === 429 && body?.error?.code === "rate_limited";
 }
 
 function reply(
