@@ -550,7 +550,7 @@ const cases: Case[] = [
     path: (f) => `${apps(f)}?cursor=%%%`,
     status: 400,
     code: "validation_failed",
-    detail: "cursor",
+    detail: "query.cursor",
   },
   {
     name: "a log budget of zero",

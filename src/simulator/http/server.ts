@@ -8,6 +8,7 @@ import { admit, rateLimited } from "../gate.ts";
 import { checkIdempotencyKey, fingerprint, requestInProgress } from "../idempotency.ts";
 import { requireScopes } from "../scopes.ts";
 import type { World } from "../store/world.ts";
+import { unbindCursor, withBoundCursor } from "./cursor-binding.ts";
 import { decodeParams, parseJsonBody, parseWith, queryObject, readBody } from "./inputs.ts";
 import type { Reply, Route } from "./route.ts";
 import type { Router } from "./router.ts";
@@ -118,7 +119,11 @@ export async function execute(
     }
     requireScopes(principal.key.scopes, route.scopes);
     call.afterScopes?.();
-    const query = parseWith(route.query ?? emptyQuery, call.query, "query");
+    const owner = { operation: route.operation, params: call.params, keyId: principal.key.id };
+    const cursor = call.query.cursor;
+    const rawQuery =
+      typeof cursor === "string" ? { ...call.query, cursor: unbindCursor(cursor, owner) } : call.query;
+    const query = parseWith(route.query ?? emptyQuery, rawQuery, "query");
     const key = idempotencyKey(world, route, call.idempotencyKey);
     const rawBody = await call.readBody();
     const input: Input = {
@@ -240,6 +245,11 @@ async function perform(
       query: input.query,
       now: world.settle(),
       param: (name) => call.params.get(name) ?? "",
+    });
+    reply = withBoundCursor(reply, {
+      operation: route.operation,
+      params: call.params,
+      keyId: principal.key.id,
     });
     if (reply.body !== undefined && !world.profile.documentedFieldsOnly) {
       reply = { ...reply, body: withUnknownFields(reply.body, world.nextSeq()) };
