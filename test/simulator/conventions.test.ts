@@ -380,6 +380,18 @@ describe("Idempotency", () => {
     expect(retried.body.id).toBe(first.body.id);
   });
 
+  it("5. retryAfterSec covers an injected latency: a retry after it gets the recorded answer", async () => {
+    h.sim.injectFault({ operation: "createProject", latencyMs: 2600, times: 1 });
+    const slow = h.api.post<Project>("/projects", { name: "slow" }, key("late"));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const busy = await h.api.post("/projects", { name: "slow" }, key("late"));
+    expect(busy.body).toMatchObject({ error: { code: "request_in_progress", retryAfterSec: 3 } });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const retried = await h.api.post<Project>("/projects", { name: "slow" }, key("late"));
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    expect(retried.body.id).toBe((await slow).body.id);
+  });
+
   it("all five create operations honour the key", async () => {
     const project = await createProject(h.api);
     const provision = { region: "eu-central", zone: "eu-central-1a", instanceType: "native.small", count: 1 };

@@ -141,31 +141,25 @@ export async function execute(
       params: Object.fromEntries(call.params),
       body: rawBody ?? null,
     });
-    const previous = world.idempotency.begin(scope, args, now, now + delayMs);
+    const readyAt = Date.now() + world.clock.toWallMs(delayMs);
+    const previous = world.idempotency.begin(scope, args, now, readyAt);
     if (previous.kind === "in_progress") {
-      throw requestInProgress(world.clock.toWallSeconds(Math.max(0, previous.readyAt - now)));
+      throw requestInProgress(Math.max(1, Math.ceil((previous.readyAt - Date.now()) / 1000)));
     }
     if (previous.kind === "replay") {
       return { ...plain, ...previous.response, headers: { "Idempotent-Replayed": "true" }, replayed: true };
     }
     // This request owns the key until it records or abandons it.
     try {
-      const result = await perform(
-        world,
-        route,
-        principal,
-        call,
-        input,
-        requestId,
-        drop,
-        delayMs,
-        (reply, fault) => {
+      const result = await perform(world, route, principal, call, input, requestId, drop, delayMs, {
+        postpone: (ms) => world.idempotency.postpone(scope, ms),
+        record: (reply, fault) => {
           const forget = fault?.dropResponse === true && fault.forgetIdempotency === true;
           if (reply.status < 500 && !forget) {
             world.idempotency.complete(scope, { status: reply.status, body: reply.body });
           }
         },
-      );
+      });
       return { ...plain, ...result };
     } finally {
       world.idempotency.abandon(scope);
@@ -220,6 +214,14 @@ function createDelayMs(world: World, route: Route, body: unknown): number {
   return Math.round((low + world.random() * (Math.max(createMin, createMax) - low)) * 1000);
 }
 
+/** What an idempotent request does with its key while it runs. */
+interface KeyedRequest {
+  /** The first answer comes `ms` (wall clock) later than expected. */
+  postpone?: (ms: number) => void;
+  /** Records the answer for replays. */
+  record?: (reply: Reply, fault: ActiveFault | undefined) => void;
+}
+
 /** Applies an injected fault, waits out the create time, runs the operation, lets the caller record it, then answers or drops. */
 async function perform(
   world: World,
@@ -230,10 +232,13 @@ async function perform(
   requestId: string,
   drop: () => void,
   delayMs = 0,
-  record?: (reply: Reply, fault: ActiveFault | undefined) => void,
+  keyed: KeyedRequest = {},
 ): Promise<Reply & { headers?: Record<string, string>; dropped?: boolean }> {
   const fault = world.faults.take(route.operation, () => world.random(), principal.key.id);
-  if (fault?.latencyMs !== undefined) await sleep(fault.latencyMs);
+  if (fault?.latencyMs !== undefined) {
+    keyed.postpone?.(fault.latencyMs);
+    await sleep(fault.latencyMs);
+  }
   if (fault?.status !== undefined) return errorReply(injected(fault, world), requestId);
   if (delayMs > 0) await sleep(world.clock.toWallMs(delayMs));
   let reply: Reply & { headers?: Record<string, string> };
@@ -258,7 +263,7 @@ async function perform(
     if (!(error instanceof ApiError)) throw error;
     reply = errorReply(error, requestId);
   }
-  if (reply.binary === undefined) record?.(reply, fault);
+  if (reply.binary === undefined) keyed.record?.(reply, fault);
   if (fault?.dropResponse === true) {
     drop();
     return { ...reply, dropped: true };
