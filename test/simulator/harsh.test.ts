@@ -136,6 +136,31 @@ describe("2. idempotency keys", () => {
     expect((await other.api.post("/grids", { name: "p" }, key)).status).toBe(201);
   });
 
+  it("every refusal after the key is read is recorded: a 400 replays like a 402 or 403", async () => {
+    const project = await createProject(h.api);
+    const key = { headers: { "idempotency-key": "bad-create" } };
+    const apps = `/projects/${project.id}/apps`;
+    const bad = { name: "a", config: { image: "nginx", instances: { min: 3, max: 1 } } };
+    const first = expectError(await h.api.post(apps, bad, key), 400, "validation_failed");
+    const again = await h.api.post<{ error: { requestId: string } }>(apps, bad, key);
+    expect(again.status).toBe(400);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.error.requestId).toBe(first.requestId);
+    // The fixed request is other arguments: it needs a new key.
+    const fixed = { name: "a", config: { image: "nginx" } };
+    expectError(await h.api.post(apps, fixed, key), 409, "idempotency_conflict");
+    expect((await h.api.post(apps, fixed, newKey())).status).toBe(201);
+  });
+
+  it("successOnlyRecorded keeps refusals unrecorded, so the fixed request may reuse the key", async () => {
+    h.sim.setProfile({ successOnlyRecorded: true });
+    const key = { headers: { "idempotency-key": "bad-project" } };
+    expectError(await h.api.post("/projects", { name: "" }, key), 400, "validation_failed");
+    const retried = await h.api.post("/projects", { name: "" }, key);
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    expect((await h.api.post("/projects", { name: "p" }, key)).status).toBe(201);
+  });
+
   it("optionalIdempotencyKey and idempotencyPerOperation restore the lenient choices", async () => {
     h.sim.setProfile({ optionalIdempotencyKey: true, idempotencyPerOperation: true });
     expect((await h.api.post("/projects", { name: "p" })).status).toBe(201);

@@ -119,54 +119,93 @@ export async function execute(
     }
     requireScopes(principal.key.scopes, route.scopes);
     call.afterScopes?.();
-    const owner = { operation: route.operation, params: call.params, keyId: principal.key.id };
-    const cursor = call.query.cursor;
-    const rawQuery =
-      typeof cursor === "string" ? { ...call.query, cursor: unbindCursor(cursor, owner) } : call.query;
-    const query = parseWith(route.query ?? emptyQuery, rawQuery, "query");
     const key = idempotencyKey(world, route, call.idempotencyKey);
     const rawBody = await call.readBody();
-    const input: Input = {
-      query,
-      body: route.body === undefined ? noBody(rawBody) : parseWith(route.body, rawBody, ""),
-    };
-    if (key === undefined)
+    if (key === undefined) {
+      const input = parseInput(route, call, rawBody, principal.key.id);
       return { ...plain, ...(await perform(world, route, principal, call, input, requestId, drop)) };
-    const now = world.settle();
-    const delayMs = createDelayMs(world, route, input.body);
-    const lenient = world.profile.idempotencyPerOperation;
-    const scope = lenient ? `${principal.key.id}\n${route.operation}\n${key}` : `${principal.key.id}\n${key}`;
-    const args = fingerprint({
-      operation: route.operation,
-      params: Object.fromEntries(call.params),
-      body: rawBody ?? null,
-    });
-    const readyAt = Date.now() + world.clock.toWallMs(delayMs);
-    const previous = world.idempotency.begin(scope, args, now, readyAt);
-    if (previous.kind === "in_progress") {
-      throw requestInProgress(Math.max(1, Math.ceil((previous.readyAt - Date.now()) / 1000)));
     }
-    if (previous.kind === "replay") {
-      return { ...plain, ...previous.response, headers: { "Idempotent-Replayed": "true" }, replayed: true };
-    }
-    // This request owns the key until it records or abandons it.
-    try {
-      const result = await perform(world, route, principal, call, input, requestId, drop, delayMs, {
-        postpone: (ms) => world.idempotency.postpone(scope, ms),
-        record: (reply, fault) => {
-          const forget = fault?.dropResponse === true && fault.forgetIdempotency === true;
-          if (reply.status < 500 && !forget) {
-            world.idempotency.complete(scope, { status: reply.status, body: reply.body });
-          }
-        },
-      });
-      return { ...plain, ...result };
-    } finally {
-      world.idempotency.abandon(scope);
-    }
+    return { ...plain, ...(await executeKeyed(world, call, key, rawBody, requestId, drop)) };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return { ...plain, ...errorReply(error, requestId) };
+  }
+}
+
+/** The query (with its cursor unbound) and the body, checked by the route's schemas. */
+function parseInput(route: Route, call: Call, rawBody: unknown, keyId: string): Input {
+  const cursor = call.query.cursor;
+  const owner = { operation: route.operation, params: call.params, keyId };
+  const rawQuery =
+    typeof cursor === "string" ? { ...call.query, cursor: unbindCursor(cursor, owner) } : call.query;
+  return {
+    query: parseWith(route.query ?? emptyQuery, rawQuery, "query"),
+    body: route.body === undefined ? noBody(rawBody) : parseWith(route.body, rawBody, ""),
+  };
+}
+
+/**
+ * An idempotent operation with its key: replay, conflict, in progress, or run and record. Every
+ * answer below 500 from here on is recorded, a refusal of the arguments (400) as much as a 402 or
+ * 409, unless `successOnlyRecorded` keeps refusals unrecorded.
+ */
+async function executeKeyed(
+  world: World,
+  call: Call,
+  key: string,
+  rawBody: unknown,
+  requestId: string,
+  drop: () => void,
+): Promise<Executed> {
+  const { route, principal } = call;
+  const plain = { headers: {}, replayed: false, dropped: false };
+  let input: Input | undefined;
+  let refusal: ApiError | undefined;
+  try {
+    input = parseInput(route, call, rawBody, principal.key.id);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    refusal = error;
+  }
+  const now = world.settle();
+  const delayMs = input === undefined ? 0 : createDelayMs(world, route, input.body);
+  const lenient = world.profile.idempotencyPerOperation;
+  const scope = lenient ? `${principal.key.id}\n${route.operation}\n${key}` : `${principal.key.id}\n${key}`;
+  const args = fingerprint({
+    operation: route.operation,
+    params: Object.fromEntries(call.params),
+    query: call.query,
+    body: rawBody ?? null,
+  });
+  const readyAt = Date.now() + world.clock.toWallMs(delayMs);
+  const previous = world.idempotency.begin(scope, args, now, readyAt);
+  if (previous.kind === "in_progress") {
+    throw requestInProgress(Math.max(1, Math.ceil((previous.readyAt - Date.now()) / 1000)));
+  }
+  if (previous.kind === "replay") {
+    return { ...plain, ...previous.response, headers: { "Idempotent-Replayed": "true" }, replayed: true };
+  }
+  const record = (reply: Reply, fault?: ActiveFault) => {
+    const forget = fault?.dropResponse === true && fault.forgetIdempotency === true;
+    const refused = reply.status >= 300 && world.profile.successOnlyRecorded;
+    if (reply.status < 500 && !forget && !refused) {
+      world.idempotency.complete(scope, { status: reply.status, body: reply.body });
+    }
+  };
+  // This request owns the key until it records or abandons it.
+  try {
+    if (input === undefined) {
+      const reply = errorReply(refusal ?? validationFailed([]), requestId);
+      record(reply);
+      return { ...plain, ...reply };
+    }
+    const result = await perform(world, route, principal, call, input, requestId, drop, delayMs, {
+      postpone: (ms) => world.idempotency.postpone(scope, ms),
+      record,
+    });
+    return { ...plain, ...result };
+  } finally {
+    world.idempotency.abandon(scope);
   }
 }
 
