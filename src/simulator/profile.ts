@@ -38,6 +38,8 @@ export const profileSchema = z
     gridDeleteDetaches: z.boolean(),
     /** Only successful creates are recorded for their key; a refused one can be fixed and resent with the same key. */
     successOnlyRecorded: z.boolean(),
+    /** Values and field names the spec doesn't show (the simulator's samples, see guesses.ts) are accepted. */
+    sampleValues: z.boolean(),
   })
   .strict();
 

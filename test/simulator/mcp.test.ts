@@ -154,7 +154,12 @@ async function statusUntil(client: Client, app: App, done: (s: AppStatus) => boo
 
 describe("MCP server at /mcp", () => {
   // Harsh defaults (creates need keys and take time) on a clock 50 times faster than real time.
-  const h = useSimulator({ profile: "harsh", clock: { start: START, frozen: false }, clockSpeed: 50 });
+  // Harsh, with the simulator's sample values (a repository source has no field the spec shows).
+  const h = useSimulator({
+    profile: { base: "harsh", sampleValues: true },
+    clock: { start: START, frozen: false },
+    clockSpeed: 50,
+  });
 
   it("lists every tool of the spec, each with an object inputSchema that describes its inputs", async () => {
     const client = await connect(h);

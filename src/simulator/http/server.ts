@@ -5,6 +5,7 @@ import type { Principal } from "../auth.ts";
 import { ApiError, validationFailed } from "../errors.ts";
 import type { ActiveFault } from "../faults.ts";
 import { admit, rateLimited } from "../gate.ts";
+import { findGuesses } from "../guesses.ts";
 import { checkIdempotencyKey, fingerprint, requestInProgress } from "../idempotency.ts";
 import { requireScopes } from "../scopes.ts";
 import type { World } from "../store/world.ts";
@@ -122,7 +123,7 @@ export async function execute(
     const key = idempotencyKey(world, route, call.idempotencyKey);
     const rawBody = await call.readBody();
     if (key === undefined) {
-      const input = parseInput(route, call, rawBody, principal.key.id);
+      const input = parseInput(world, route, call, rawBody, principal.key.id);
       return { ...plain, ...(await perform(world, route, principal, call, input, requestId, drop)) };
     }
     return { ...plain, ...(await executeKeyed(world, call, key, rawBody, requestId, drop)) };
@@ -132,8 +133,15 @@ export async function execute(
   }
 }
 
-/** The query (with its cursor unbound) and the body, checked by the route's schemas. */
-function parseInput(route: Route, call: Call, rawBody: unknown, keyId: string): Input {
+/**
+ * The query (with its cursor unbound) and the body, checked by the route's schemas. Unless the
+ * profile accepts samples, a value or field name the spec doesn't show is refused first.
+ */
+function parseInput(world: World, route: Route, call: Call, rawBody: unknown, keyId: string): Input {
+  if (!world.profile.sampleValues) {
+    const guesses = findGuesses(route.operation, rawBody, call.query);
+    if (guesses.length > 0) throw validationFailed(guesses);
+  }
   const cursor = call.query.cursor;
   const owner = { operation: route.operation, params: call.params, keyId };
   const rawQuery =
@@ -162,7 +170,7 @@ async function executeKeyed(
   let input: Input | undefined;
   let refusal: ApiError | undefined;
   try {
-    input = parseInput(route, call, rawBody, principal.key.id);
+    input = parseInput(world, route, call, rawBody, principal.key.id);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     refusal = error;
