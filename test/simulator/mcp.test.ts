@@ -1,4 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import {
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -481,6 +485,8 @@ describe("MCP server at /mcp", () => {
     for (const [asked, answered] of [
       ["2024-11-05", "2024-11-05"],
       ["2025-06-18", "2025-06-18"],
+      // 2025-03-26 requires servers to accept batches, which the hosting spec refuses.
+      ["2025-03-26", "2025-11-25"],
       ["1999-01-01", "2025-11-25"],
     ]) {
       const { body } = await post(h, initialize(asked ?? ""));
@@ -488,6 +494,8 @@ describe("MCP server at /mcp", () => {
     }
     const badVersion = await post(h, initialize("2025-06-18"), { "mcp-protocol-version": "1999-01-01" });
     expect(badVersion).toMatchObject({ status: 400, body: { error: { code: -32600 } } });
+    const batchVersion = await post(h, initialize("2025-06-18"), { "mcp-protocol-version": "2025-03-26" });
+    expect(batchVersion).toMatchObject({ status: 400, body: { error: { code: -32600 } } });
     expect(await post(h, "{}", { accept: "text/html" })).toMatchObject({ status: 406 });
 
     expect(await post(h, "{nope")).toMatchObject({ status: 400, body: { error: { code: -32700 } } });
@@ -530,5 +538,45 @@ describe("MCP and REST share one rate-limit bucket", () => {
 
     await expect(call(client, "whoami")).rejects.toMatchObject({ code: 429 });
     expectError(await rest.get("/me"), 429, "rate_limited");
+  });
+});
+
+describe("MCP transport and authorization conformance (SDK client)", () => {
+  const h = useSimulator();
+
+  it("a 401 names the protected-resource metadata, which the SDK discovers", async () => {
+    const anonymous = await fetch(mcpUrl(h), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    expect(anonymous.status).toBe(401);
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(anonymous);
+    expect(resourceMetadataUrl?.pathname).toBe("/.well-known/oauth-protected-resource/mcp");
+    const metadata = await discoverOAuthProtectedResourceMetadata(mcpUrl(h), {
+      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+    });
+    expect(metadata.resource).toBe(mcpUrl(h).href);
+    expect(metadata.authorization_servers?.length).toBeGreaterThan(0);
+    expect(metadata.scopes_supported).toContain("compute:spend");
+    // Discovery without the header's hint finds it too.
+    expect((await discoverOAuthProtectedResourceMetadata(mcpUrl(h))).resource).toBe(mcpUrl(h).href);
+  });
+
+  it("refuses a foreign Origin with 403, and accepts its own and loopback origins", async () => {
+    const ping = (origin: string) =>
+      post(h, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), { origin });
+    const foreign = await ping("https://evil.example");
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toMatchObject({ error: { code: "origin_not_allowed" } });
+    expect((await ping(new URL(h.simulator.baseUrl).origin)).status).toBe(200);
+    expect((await ping("http://localhost:3000")).status).toBe(200);
+  });
+
+  it("the SDK client negotiates a version without batches", async () => {
+    const client = await connect(h);
+    expect(client.getServerVersion()?.name).toBe("berth-simulator");
+    const transport = (client as unknown as { transport?: { protocolVersion?: string } }).transport;
+    expect(transport?.protocolVersion).not.toBe("2025-03-26");
   });
 });

@@ -5,6 +5,7 @@ import { admit } from "../gate.ts";
 import { readBody } from "../http/inputs.ts";
 import { type Executed, errorBody, type Outcome } from "../http/server.ts";
 import type { World } from "../store/world.ts";
+import { originAllowed, wwwAuthenticate } from "./discovery.ts";
 import {
   classify,
   failure,
@@ -35,6 +36,22 @@ export async function serveMcp(
   requestId: string,
 ): Promise<Outcome> {
   const { world } = deps;
+  if (!originAllowed(request)) {
+    const refusal = new ApiError(
+      403,
+      "origin_not_allowed",
+      `Origin ${request.headers.origin} may not use this MCP server; call it from the simulator's own origin or loopback`,
+    );
+    const blocked: Outcome = {
+      status: 403,
+      headers: {},
+      operation: "mcp",
+      keyId: null,
+      replayed: false,
+      dropped: false,
+    };
+    return reply(blocked, 403, errorBody(refusal, requestId));
+  }
   const admission = admit(
     world,
     {
@@ -55,7 +72,9 @@ export async function serveMcp(
   const principal = admission.principal;
   if (admission.error !== undefined || principal === undefined) {
     const error = admission.error ?? new ApiError(401, "unauthorized", "no credential");
-    return reply(outcome, error.status, errorBody(error, requestId), error.headers);
+    const challenge: Record<string, string> =
+      error.status === 401 ? { "WWW-Authenticate": wwwAuthenticate(request) } : {};
+    return reply(outcome, error.status, errorBody(error, requestId), { ...error.headers, ...challenge });
   }
   const message = await receive(request);
   if (message.kind === "refused") {
