@@ -580,3 +580,25 @@ describe("MCP transport and authorization conformance (SDK client)", () => {
     expect(transport?.protocolVersion).not.toBe("2025-03-26");
   });
 });
+
+describe("MCP in the spec-strict default", () => {
+  const h = useSimulator({ profile: "harsh", timings: { createMin: 0, createMax: 0 } });
+
+  it("a tool call with a value the spec doesn't show is a validation tool error naming it", async () => {
+    const client = await connect(h);
+    const project = await call<Project>(client, "create_project", { name: "shop", idempotencyKey: newKey() });
+    const error = await callError(client, "create_app", {
+      projectId: project.id,
+      name: "web",
+      config: { image: "nginx", ports: [{ port: 5432, protocol: "tcp" }] },
+      idempotencyKey: newKey(),
+    });
+    expect(error).toMatchObject({
+      code: "validation_failed",
+      details: [{ path: "config.ports[0].protocol" }],
+    });
+    expect(error.message).toMatch(/not shown in the specification; the simulator refuses guesses/);
+    const catalog = await callError(client, "browse_catalog", { kind: "instanceTypes", csp: "aws" });
+    expect(catalog.details?.[0]?.path).toBe("query.csp");
+  });
+});
