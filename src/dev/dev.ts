@@ -52,9 +52,12 @@ export async function startDev(options: DevOptions): Promise<DevEnvironment> {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
 
+    // The samples berth dev applies use env, volumes and a repository source, whose field names the
+    // spec doesn't show: the simulator accepts them only with its sample values switched on.
     const simulator: RunningSimulator = await startSimulator({
       port: options.simulatorPort,
       controlApi: true,
+      profile: { base: "harsh", sampleValues: true },
     });
     stops.push(() => simulator.close());
     say(`simulator at ${simulator.baseUrl}`);

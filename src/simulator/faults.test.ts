@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FaultTable, faultSchema } from "./faults.ts";
+import { type Fault, FaultTable, faultProblems, faultSchema } from "./faults.ts";
 
 /** A random source that answers these numbers in turn. */
 function rolls(...values: number[]): () => number {
@@ -18,10 +18,18 @@ describe("FaultTable", () => {
 
   it("with a keyId, hits only that key's requests", () => {
     const table = new FaultTable();
-    table.add({ operation: "*", status: 429, retryAfterSec: 60, keyId: "key_a" });
+    table.add({ operation: "*", status: 503, keyId: "key_a" });
     expect(table.take("listApps", Math.random, "key_b")).toBeUndefined();
     expect(table.take("listApps")).toBeUndefined();
-    expect(table.take("listApps", Math.random, "key_a")?.status).toBe(429);
+    expect(table.take("listApps", Math.random, "key_a")?.status).toBe(503);
+  });
+
+  it("takes 429 rules only at admission, and the others only before the operation", () => {
+    const table = new FaultTable();
+    table.add({ operation: "*", status: 429, retryAfterSec: 60 });
+    table.add({ operation: "*", status: 500 });
+    expect(table.take("listApps", Math.random, "key_a", "admission")?.status).toBe(429);
+    expect(table.take("listApps", Math.random, "key_a", "operation")?.status).toBe(500);
   });
 
   it("counts down times and drops the rule when spent", () => {
@@ -31,6 +39,16 @@ describe("FaultTable", () => {
     expect(table.take("getMe")?.times).toBe(0);
     expect(table.take("getMe")).toBeUndefined();
     expect(table.list()).toEqual([]);
+    expect(table.spent()).toEqual([expect.objectContaining({ times: 0, hits: 2 })]);
+  });
+
+  it("counts each rule's hits, not the requests skip lets through or a missed roll", () => {
+    const table = new FaultTable();
+    table.add({ operation: "getMe", status: 500, skip: 1, probability: 0.5 });
+    table.take("getMe", rolls(0.1));
+    table.take("getMe", rolls(0.9));
+    table.take("getMe", rolls(0.1));
+    expect(table.list()).toEqual([expect.objectContaining({ hits: 1 })]);
   });
 
   it("with a probability, hits a request only when its roll is below it", () => {
@@ -71,5 +89,40 @@ describe("FaultTable", () => {
     expect(faultSchema.safeParse({ operation: "*", status: 500, probability: 0 }).success).toBe(false);
     expect(faultSchema.safeParse({ operation: "*", status: 500, probability: 1.5 }).success).toBe(false);
     expect(faultSchema.safeParse({ operation: "*", status: 500, probability: 1 }).success).toBe(true);
+  });
+});
+
+describe("faultProblems", () => {
+  const targets = {
+    operations: new Map([
+      ["createApp", { idempotent: true }],
+      ["getMe", { idempotent: false }],
+    ]),
+    keyExists: (id: string) => id === "key_a",
+  };
+  const problems = (fault: Fault) => faultProblems(fault, targets).map((p) => p.path);
+
+  it("accepts a fault that can fire", () => {
+    expect(problems({ operation: "createApp", dropResponse: true, forgetIdempotency: true })).toEqual([]);
+    expect(problems({ operation: "*", status: 429, retryAfterSec: 5, keyId: "key_a" })).toEqual([]);
+    expect(problems({ operation: "getMe", latencyMs: 10 })).toEqual([]);
+  });
+
+  it("names an unknown operation and a key that does not exist", () => {
+    expect(problems({ operation: "nonexistentOp", status: 500 })).toEqual(["operation"]);
+    expect(problems({ operation: "*", status: 500, keyId: "key_typo" })).toEqual(["keyId"]);
+  });
+
+  it("refuses a fault that changes nothing", () => {
+    expect(problems({ operation: "getMe" })).toEqual(["fault"]);
+    expect(problems({ operation: "getMe", times: 3 })).toEqual(["fault"]);
+    expect(problems({ operation: "getMe", latencyMs: 0 })).toEqual(["latencyMs"]);
+    expect(problems({ operation: "getMe", latencyMs: 5, retryAfterSec: 5 })).toEqual(["retryAfterSec"]);
+    expect(problems({ operation: "createApp", latencyMs: 5, forgetIdempotency: true })).toEqual([
+      "forgetIdempotency",
+    ]);
+    expect(problems({ operation: "getMe", dropResponse: true, forgetIdempotency: true })).toEqual([
+      "forgetIdempotency",
+    ]);
   });
 });

@@ -21,7 +21,7 @@ export interface RecordedResponse {
 interface Entry {
   fingerprint: string;
   expiresAt: number;
-  /** When the first request is expected to answer (simulated ms). */
+  /** When the first request is expected to answer (wall-clock ms: latency faults count too). */
   readyAt: number;
   response: RecordedResponse | undefined;
 }
@@ -79,6 +79,12 @@ export class IdempotencyStore {
       response: undefined,
     });
     return { kind: "new" };
+  }
+
+  /** The first request will answer `ms` later than expected (an injected latency). */
+  postpone(scope: string, ms: number): void {
+    const entry = this.#entries.get(scope);
+    if (entry !== undefined && entry.response === undefined) entry.readyAt += ms;
   }
 
   complete(scope: string, response: RecordedResponse): void {

@@ -74,12 +74,15 @@ function decodeCursor(cursor: string, filters: string): number {
   const parsed = cursorSchema.safeParse(decoded);
   if (!parsed.success) {
     throw validationFailed([
-      { path: "cursor", message: "is not a cursor this list returned; start again without it" },
+      { path: "query.cursor", message: "is not a cursor this list returned; start again without it" },
     ]);
   }
   if (parsed.data.filters !== filters) {
     throw validationFailed([
-      { path: "cursor", message: "was issued for different filters; keep the same filters while paging" },
+      {
+        path: "query.cursor",
+        message: "was issued for different filters; keep the same filters while paging",
+      },
     ]);
   }
   return parsed.data.after;

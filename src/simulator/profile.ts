@@ -36,6 +36,10 @@ export const profileSchema = z
     fullPages: z.boolean(),
     /** Deleting a grid that servers or apps use detaches them instead of `409 grid_in_use`. */
     gridDeleteDetaches: z.boolean(),
+    /** Only successful creates are recorded for their key; a refused one can be fixed and resent with the same key. */
+    successOnlyRecorded: z.boolean(),
+    /** Values and field names the spec doesn't show (the simulator's samples, see guesses.ts) are accepted. */
+    sampleValues: z.boolean(),
   })
   .strict();
 

@@ -50,7 +50,15 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
 
   beforeAll(async () => {
     await installCrds(config);
-    simulator = await startSimulator({ controlApi: true, clockSpeed, ...options });
+    // berth passes an App's env, volumes, hardware, placement and repository source with field
+    // names the spec doesn't show (and any port protocol): the simulator accepts them only with its
+    // sample values switched on.
+    simulator = await startSimulator({
+      controlApi: true,
+      clockSpeed,
+      profile: { base: "harsh", sampleValues: true },
+      ...options,
+    });
   });
   afterEach(async () => {
     await Promise.all(operators.splice(0).map((o) => o.stop()));

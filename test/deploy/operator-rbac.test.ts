@@ -117,7 +117,12 @@ describe.each(installs)("the operator under the shipped RBAC, $title", (install)
     await installCrds(admin);
 
     // Lenient: this test is about permissions; the controllers' tests face the harsh simulator.
-    simulator = await startSimulator({ controlApi: true, clockSpeed: 20 });
+    // The app below sends env, whose field names the spec does not show: sampleValues accepts them.
+    simulator = await startSimulator({
+      controlApi: true,
+      clockSpeed: 20,
+      profile: { base: "harsh", sampleValues: true },
+    });
     const user = simulator.sim.addUser({ email: `${namespace}@example.test`, balance: 1000 });
     const key = simulator.sim.addKey({ userId: user.id });
     await core.createNamespacedSecret({

@@ -35,6 +35,8 @@ interface Case {
   code: string;
   /** A path the error details must name. */
   detail?: string | ((f: Fixtures) => string);
+  /** The error message, exactly. */
+  message?: string;
 }
 
 const json = { "content-type": "application/json" };
@@ -451,6 +453,31 @@ const cases: Case[] = [
     detail: "path.address",
   },
   {
+    name: "an uppercase project id (ids are compared exactly)",
+    method: "GET",
+    path: (f) => `/projects/${f.projectId.toUpperCase()}`,
+    status: 400,
+    code: "validation_failed",
+    detail: "path.projectId",
+  },
+  {
+    name: "an uppercase server address",
+    method: "GET",
+    path: (f) => `/servers/0x${f.address.slice(2).toUpperCase()}`,
+    status: 400,
+    code: "validation_failed",
+    detail: "path.address",
+  },
+  {
+    name: "an uppercase grid id in a body",
+    method: "POST",
+    path: () => "/servers/provision",
+    body: { ...provision, gridIds: [unknownGuid.toUpperCase().replace("0000-4000", "000A-4000")] },
+    status: 400,
+    code: "validation_failed",
+    detail: "gridIds[0]",
+  },
+  {
     name: "a malformed order id",
     method: "GET",
     path: () => "/servers/orders/7",
@@ -484,6 +511,24 @@ const cases: Case[] = [
     detail: "query.limit",
   },
   {
+    name: "a limit above the maximum says the maximum",
+    method: "GET",
+    path: () => "/projects?limit=201",
+    status: 400,
+    code: "validation_failed",
+    detail: "query.limit",
+    message: "query.limit: must be at most 200",
+  },
+  {
+    name: "a limit of 0 says the minimum",
+    method: "GET",
+    path: () => "/projects?limit=0",
+    status: 400,
+    code: "validation_failed",
+    detail: "query.limit",
+    message: "query.limit: must be at least 1",
+  },
+  {
     name: "a fractional limit",
     method: "GET",
     path: () => "/grids?limit=1.5",
@@ -505,7 +550,7 @@ const cases: Case[] = [
     path: (f) => `${apps(f)}?cursor=%%%`,
     status: 400,
     code: "validation_failed",
-    detail: "cursor",
+    detail: "query.cursor",
   },
   {
     name: "a log budget of zero",
@@ -590,6 +635,7 @@ describe("Bad input", () => {
       code: c.code,
     });
     expect(response.body.error.message).not.toBe("");
+    if (c.message !== undefined) expect(response.body.error.message).toBe(c.message);
     expect(response.body.error.requestId).toBe(response.headers.get("x-request-id"));
     if (c.detail !== undefined) {
       const detail = typeof c.detail === "string" ? c.detail : c.detail(fixtures);

@@ -194,7 +194,8 @@ describe("Grids", () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: "pool", description: "batch" });
     const grid = created.body;
-    expect((await h.api.get<Grid>(`/grids/${grid.id.toUpperCase()}`)).body.id).toBe(grid.id);
+    const upper = expectError(await h.api.get(`/grids/${grid.id.toUpperCase()}`), 400, "validation_failed");
+    expect(upper.message).toMatch(/lowercase, exactly as the service returned it/);
     expect((await h.api.get<Page<Grid>>("/grids?name=pool")).body.items).toEqual([grid]);
     await h.api.post("/servers/provision", { ...small, count: 1, dryRun: false, gridIds: [grid.id] });
     h.sim.advanceClock(20);

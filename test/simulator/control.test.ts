@@ -85,11 +85,12 @@ describe("Control API over HTTP (/_sim)", () => {
   it("injects latency, listed until cleared", async () => {
     await control().post("/faults", { operation: "listProjects", latencyMs: 150 });
     expect((await control().get<{ items: unknown[] }>("/faults")).body.items).toEqual([
-      { id: expect.any(String), operation: "listProjects", latencyMs: 150 },
+      { id: expect.any(String), operation: "listProjects", latencyMs: 150, hits: 0 },
     ]);
     const started = Date.now();
     await h.api.get("/projects");
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect((await control().get<{ items: { hits: number }[] }>("/faults")).body.items[0]?.hits).toBe(1);
     expect((await control().delete("/faults")).status).toBe(204);
     expect((await control().get<{ items: unknown[] }>("/faults")).body.items).toEqual([]);
   });
@@ -178,6 +179,44 @@ describe("Control API over HTTP (/_sim)", () => {
       ["createProject", 201],
       ["createProject", 201],
     ]);
+  });
+
+  it("shows each fault's hits, and keeps a spent fault listed under spent", async () => {
+    await control().post("/faults", { operation: "getMe", status: 503, times: 2 });
+    await control().post("/faults", { operation: "listGrids", status: 500 });
+    await h.api.get("/me");
+    await h.api.get("/me");
+    await h.api.get("/me");
+    const faults = await control().get<{ items: unknown[]; spent: unknown[] }>("/faults");
+    expect(faults.body).toEqual({
+      items: [expect.objectContaining({ operation: "listGrids", hits: 0 })],
+      spent: [expect.objectContaining({ operation: "getMe", hits: 2, times: 0 })],
+    });
+  });
+
+  it("refuses a fault that could never fire, saying what to fix", async () => {
+    const key = h.sim.addKey({ userId: "usr_demo" });
+    const cases: [unknown, string, RegExp][] = [
+      [{ operation: "nonexistentOp", status: 500 }, "operation", /no operation is named "nonexistentOp"/],
+      [{ operation: "*", status: 429, keyId: "key_nope" }, "keyId", /no key has the id "key_nope"/],
+      [{ operation: "getMe" }, "fault", /does nothing/],
+      [
+        { operation: "getMe", dropResponse: true, forgetIdempotency: true },
+        "forgetIdempotency",
+        /no Idempotency-Key/,
+      ],
+      [{ operation: "getMe", latencyMs: 50, retryAfterSec: 3 }, "retryAfterSec", /add status/],
+    ];
+    for (const [fault, path, message] of cases) {
+      const error = expectError(await control().post("/faults", fault), 400, "validation_failed");
+      expect(error.details?.[0]?.path).toBe(path);
+      expect(error.message).toMatch(message);
+    }
+    expect((await control().post("/faults", { operation: "*", status: 429, keyId: key.id })).status).toBe(
+      201,
+    );
+    expect((await control().post("/faults", { operation: "readDocs", status: 500 })).status).toBe(201);
+    expect(() => h.sim.injectFault({ operation: "creatApp", status: 500 })).toThrow(/creatApp/);
   });
 
   it("refuses bad control requests with a clear 400 or 404", async () => {

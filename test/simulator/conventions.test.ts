@@ -7,8 +7,10 @@ import {
   createApp,
   createProject,
   demoKey,
+  expectError,
   type Grid,
   imageConfig,
+  newKey,
   type Order,
   type Page,
   type Project,
@@ -270,10 +272,32 @@ describe("Pagination", () => {
     expect(same.body.items.map((p) => p.name)).toEqual(["x"]);
     const other = await h.api.get(`/projects?name=y&cursor=${cursor}`);
     expect(other.status).toBe(400);
-    expect(other.body).toMatchObject({ error: { code: "validation_failed", details: [{ path: "cursor" }] } });
+    expect(other.body).toMatchObject({
+      error: { code: "validation_failed", details: [{ path: "query.cursor" }] },
+    });
     const garbage = await h.api.get("/projects?cursor=bm90LWEtY3Vyc29y");
     expect(garbage.status).toBe(400);
-    expect(garbage.body).toMatchObject({ error: { details: [{ path: "cursor" }] } });
+    expect(garbage.body).toMatchObject({ error: { details: [{ path: "query.cursor" }] } });
+  });
+
+  it("4. a cursor is accepted only by the list and the credential it was returned to", async () => {
+    for (const name of ["a", "b"]) await createProject(h.api, name);
+    for (const name of ["a", "b"]) await h.api.post("/grids", { name }, newKey());
+    const cursor = (await h.api.get<Page<Project>>("/projects?limit=1")).body.nextCursor ?? "";
+    const grids = await h.api.get(`/grids?limit=1&cursor=${cursor}`);
+    expect(expectError(grids, 400, "validation_failed").message).toMatch(/returned by another list/);
+    const bob = h.api.as(h.sim.addKey({ userId: h.sim.addUser({ email: "bob@example.com" }).id }).token);
+    const stolen = await bob.get(`/projects?limit=1&cursor=${cursor}`);
+    expect(expectError(stolen, 400, "validation_failed").message).toMatch(/returned to another credential/);
+    const project = await createProject(h.api, "c");
+    await createApp(h.api, project.id, { name: "one" });
+    await createApp(h.api, project.id, { name: "two" });
+    const appCursor = (await h.api.get<Page<App>>(`/projects/${project.id}/apps?limit=1`)).body.nextCursor;
+    const other = await createProject(h.api, "d");
+    const elsewhere = await h.api.get(`/projects/${other.id}/apps?limit=1&cursor=${appCursor}`);
+    expect(expectError(elsewhere, 400, "validation_failed").details?.[0]?.path).toBe("query.cursor");
+    const own = await h.api.get<Page<App>>(`/projects/${project.id}/apps?limit=1&cursor=${appCursor}`);
+    expect(own.body.items.map((a) => a.name)).toEqual(["two"]);
   });
 });
 
@@ -354,6 +378,18 @@ describe("Idempotency", () => {
     const retried = await h.api.post<Project>("/projects", { name: "slow" }, key("busy"));
     expect(retried.headers.get("idempotent-replayed")).toBe("true");
     expect(retried.body.id).toBe(first.body.id);
+  });
+
+  it("5. retryAfterSec covers an injected latency: a retry after it gets the recorded answer", async () => {
+    h.sim.injectFault({ operation: "createProject", latencyMs: 2600, times: 1 });
+    const slow = h.api.post<Project>("/projects", { name: "slow" }, key("late"));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const busy = await h.api.post("/projects", { name: "slow" }, key("late"));
+    expect(busy.body).toMatchObject({ error: { code: "request_in_progress", retryAfterSec: 3 } });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const retried = await h.api.post<Project>("/projects", { name: "slow" }, key("late"));
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    expect(retried.body.id).toBe((await slow).body.id);
   });
 
   it("all five create operations honour the key", async () => {

@@ -39,9 +39,17 @@ async function all<T>(api: Api, path: string): Promise<T[]> {
   return items;
 }
 
-/** The harsh default on a frozen clock; creates answer at once unless a test says otherwise. */
-function useHarsh(options: Parameters<typeof useSimulator>[0] = {}) {
-  return useSimulator({ profile: "harsh", timings: { createMin: 0, createMax: 0 }, ...options });
+/**
+ * The harsh default on a frozen clock; creates answer at once unless a test says otherwise. It
+ * accepts the simulator's sample values (repository sources, ports other than the one the spec
+ * shows) unless `strict`; the describe on guesses checks the strict default.
+ */
+function useHarsh(options: Parameters<typeof useSimulator>[0] = {}, strict = false) {
+  return useSimulator({
+    profile: strict ? "harsh" : { base: "harsh", sampleValues: true },
+    timings: { createMin: 0, createMax: 0 },
+    ...options,
+  });
 }
 
 describe("the default profile", () => {
@@ -134,6 +142,31 @@ describe("2. idempotency keys", () => {
     // Another credential of the same user has its own keys.
     const other = demoKey(h, { scopes: ["*"] });
     expect((await other.api.post("/grids", { name: "p" }, key)).status).toBe(201);
+  });
+
+  it("every refusal after the key is read is recorded: a 400 replays like a 402 or 403", async () => {
+    const project = await createProject(h.api);
+    const key = { headers: { "idempotency-key": "bad-create" } };
+    const apps = `/projects/${project.id}/apps`;
+    const bad = { name: "a", config: { image: "nginx", instances: { min: 3, max: 1 } } };
+    const first = expectError(await h.api.post(apps, bad, key), 400, "validation_failed");
+    const again = await h.api.post<{ error: { requestId: string } }>(apps, bad, key);
+    expect(again.status).toBe(400);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.error.requestId).toBe(first.requestId);
+    // The fixed request is other arguments: it needs a new key.
+    const fixed = { name: "a", config: { image: "nginx" } };
+    expectError(await h.api.post(apps, fixed, key), 409, "idempotency_conflict");
+    expect((await h.api.post(apps, fixed, newKey())).status).toBe(201);
+  });
+
+  it("successOnlyRecorded keeps refusals unrecorded, so the fixed request may reuse the key", async () => {
+    h.sim.setProfile({ successOnlyRecorded: true });
+    const key = { headers: { "idempotency-key": "bad-project" } };
+    expectError(await h.api.post("/projects", { name: "" }, key), 400, "validation_failed");
+    const retried = await h.api.post("/projects", { name: "" }, key);
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    expect((await h.api.post("/projects", { name: "p" }, key)).status).toBe(201);
   });
 
   it("optionalIdempotencyKey and idempotencyPerOperation restore the lenient choices", async () => {
@@ -358,9 +391,12 @@ describe("7. sparse responses", () => {
     const app = await createApp(h.api, project.id, repo);
     const builds: Build[] = [];
     for (let i = 0; i < n; i++) {
-      expect((await h.api.post(`/projects/${project.id}/apps/${app.id}/builds`)).status).toBe(202);
+      const triggered = await h.api.post<Build>(`/projects/${project.id}/apps/${app.id}/builds`);
+      expect(triggered.status).toBe(202);
       const current = await h.api.get<App>(`/projects/${project.id}/apps/${app.id}`);
-      builds.push((await h.api.get<Build>(`/builds/${current.body.buildId}`)).body);
+      // The trigger answers with the build even where other 202s are empty: there is no build listing.
+      expect(triggered.body.id).toBe(current.body.buildId);
+      builds.push((await h.api.get<Build>(`/builds/${triggered.body.id}`)).body);
     }
     return builds;
   }
@@ -436,7 +472,7 @@ describe("8. paging", () => {
 });
 
 describe("9. early polls are counted", () => {
-  const h = useHarsh({ profile: { pollAfterAlways: true } });
+  const h = useHarsh({ profile: { pollAfterAlways: true, sampleValues: true } });
 
   it("a build or order read before its pollAfterSec shows in /_sim/stats", async () => {
     const project = await createProject(h.api);
@@ -480,5 +516,82 @@ describe("10. a grid in use can't be deleted", () => {
     await createApp(other.api, project.id, { config: { image: "nginx", gridPriorities: { [grid.id]: 1 } } });
     const refused = expectError(await other.api.delete(`/grids/${grid.id}`), 409, "grid_in_use");
     expect(refused.apps).toHaveLength(1);
+  });
+});
+
+describe("11. values the spec doesn't show are refused", () => {
+  const h = useHarsh({}, true);
+  const notShown = /not shown in the specification; the simulator refuses guesses/;
+
+  it("an invented protocol, csp, provider or field name is a 400 naming it", async () => {
+    const project = await createProject(h.api);
+    const apps = `/projects/${project.id}/apps`;
+    const cases: [string, unknown, string][] = [
+      [
+        apps,
+        { name: "a", config: { image: "nginx", ports: [{ port: 80, protocol: "http" }] } },
+        "config.ports[0].protocol",
+      ],
+      [
+        apps,
+        { name: "a", config: { image: "nginx", ports: [{ port: 80, protocol: "weird" }] } },
+        "config.ports[0].protocol",
+      ],
+      [
+        apps,
+        { name: "a", config: { image: "nginx", env: [{ name: "A", value: "1" }] } },
+        "config.env[0].name",
+      ],
+      [
+        apps,
+        { name: "a", config: { image: "nginx", volumes: [{ name: "v", mountPath: "/d", sizeGb: 1 }] } },
+        "config.volumes[0].name",
+      ],
+      [apps, { name: "a", config: { image: "nginx", hardware: { cpu: 1 } } }, "config.hardware.cpu"],
+      [
+        apps,
+        { name: "a", config: {}, source: { provider: "github", repository: "a/b", branch: "main" } },
+        "source.provider",
+      ],
+      ["/servers/provision", { ...small, count: 1, dryRun: true, csp: "aws" }, "csp"],
+    ];
+    for (const [path, body, detail] of cases) {
+      const error = expectError(await h.api.post(path, body, newKey()), 400, "validation_failed");
+      expect(error.details?.map((d) => d.path)).toContain(detail);
+      expect(error.message).toMatch(notShown);
+    }
+    expectError(await h.api.get("/catalog/instance-types?csp=gcp"), 400, "validation_failed");
+  });
+
+  it("what the spec shows passes: http80_load_balancer, instances, and the service's own compute", async () => {
+    const project = await createProject(h.api);
+    const config = {
+      image: "nginx",
+      ports: [{ port: 80, protocol: "http80_load_balancer" }],
+      instances: { min: 1, max: 2 },
+    };
+    expect((await h.api.post(`/projects/${project.id}/apps`, { name: "a", config }, newKey())).status).toBe(
+      201,
+    );
+    const dryRun = await h.api.post(
+      "/servers/provision",
+      { ...small, count: 1, dryRun: true, csp: "native" },
+      newKey(),
+    );
+    expect(dryRun.status).toBe(200);
+  });
+
+  it("sampleValues accepts the simulator's own samples", async () => {
+    h.sim.setProfile({ sampleValues: true });
+    const project = await createProject(h.api);
+    const config = {
+      image: "nginx",
+      ports: [{ port: 80, protocol: "tcp" }],
+      env: [{ name: "A", value: "1" }],
+    };
+    expect((await h.api.post(`/projects/${project.id}/apps`, { name: "a", config }, newKey())).status).toBe(
+      201,
+    );
+    expect((await h.api.get("/catalog/instance-types?csp=aws")).status).toBe(200);
   });
 });

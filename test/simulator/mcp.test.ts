@@ -1,4 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import {
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -154,7 +158,12 @@ async function statusUntil(client: Client, app: App, done: (s: AppStatus) => boo
 
 describe("MCP server at /mcp", () => {
   // Harsh defaults (creates need keys and take time) on a clock 50 times faster than real time.
-  const h = useSimulator({ profile: "harsh", clock: { start: START, frozen: false }, clockSpeed: 50 });
+  // Harsh, with the simulator's sample values (a repository source has no field the spec shows).
+  const h = useSimulator({
+    profile: { base: "harsh", sampleValues: true },
+    clock: { start: START, frozen: false },
+    clockSpeed: 50,
+  });
 
   it("lists every tool of the spec, each with an object inputSchema that describes its inputs", async () => {
     const client = await connect(h);
@@ -335,6 +344,38 @@ describe("MCP server at /mcp", () => {
     expectError(await h.api.get(`/projects/${app.projectId}/apps/${app.id}`), 404, "not_found");
   });
 
+  it("checks scopes before asking for confirmation: a read-only key is told it lacks the scope", async () => {
+    const app = await deploy(await connect(h));
+    const reader = h.sim.addKey({ userId: "usr_demo", scopes: ["apps:read"] });
+    const client = await connect(h, reader.token);
+    const error = await callError(client, "delete_app", { projectId: app.projectId, appId: app.id });
+    expect(error).toMatchObject({ code: "insufficient_scope", requiredScopes: ["apps:admin"] });
+  });
+
+  it("answers an injected 429 at HTTP level with Retry-After, as the real limit, and the tool does not run", async () => {
+    const client = await connect(h);
+    h.sim.injectFault({ operation: "createProject", status: 429, retryAfterSec: 9, times: 1 });
+    const raw = await post(
+      h,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "create_project", arguments: { name: "limited", idempotencyKey: newKey() } },
+      }),
+    );
+    expect(raw.status).toBe(429);
+    expect(raw.headers.get("retry-after")).toBe("9");
+    expect(raw.body).toMatchObject({ error: { code: "rate_limited", retryAfterSec: 9 } });
+    h.sim.injectFault({ operation: "createProject", status: 429, retryAfterSec: 9, times: 1 });
+    await expect(
+      call(client, "create_project", { name: "limited", idempotencyKey: newKey() }),
+    ).rejects.toMatchObject({
+      code: 429,
+    });
+    expect((await h.api.get<{ items: unknown[] }>("/projects?name=limited")).body.items).toEqual([]);
+  });
+
   it("answers a failed tool call with structuredContent.error equal to REST's error body", async () => {
     const client = await connect(h);
     const ids = { projectId: "not-a-project", appId: "0123456789abcdef01234567" };
@@ -444,6 +485,8 @@ describe("MCP server at /mcp", () => {
     for (const [asked, answered] of [
       ["2024-11-05", "2024-11-05"],
       ["2025-06-18", "2025-06-18"],
+      // 2025-03-26 requires servers to accept batches, which the hosting spec refuses.
+      ["2025-03-26", "2025-11-25"],
       ["1999-01-01", "2025-11-25"],
     ]) {
       const { body } = await post(h, initialize(asked ?? ""));
@@ -451,6 +494,8 @@ describe("MCP server at /mcp", () => {
     }
     const badVersion = await post(h, initialize("2025-06-18"), { "mcp-protocol-version": "1999-01-01" });
     expect(badVersion).toMatchObject({ status: 400, body: { error: { code: -32600 } } });
+    const batchVersion = await post(h, initialize("2025-06-18"), { "mcp-protocol-version": "2025-03-26" });
+    expect(batchVersion).toMatchObject({ status: 400, body: { error: { code: -32600 } } });
     expect(await post(h, "{}", { accept: "text/html" })).toMatchObject({ status: 406 });
 
     expect(await post(h, "{nope")).toMatchObject({ status: 400, body: { error: { code: -32700 } } });
@@ -493,5 +538,67 @@ describe("MCP and REST share one rate-limit bucket", () => {
 
     await expect(call(client, "whoami")).rejects.toMatchObject({ code: 429 });
     expectError(await rest.get("/me"), 429, "rate_limited");
+  });
+});
+
+describe("MCP transport and authorization conformance (SDK client)", () => {
+  const h = useSimulator();
+
+  it("a 401 names the protected-resource metadata, which the SDK discovers", async () => {
+    const anonymous = await fetch(mcpUrl(h), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    expect(anonymous.status).toBe(401);
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(anonymous);
+    expect(resourceMetadataUrl?.pathname).toBe("/.well-known/oauth-protected-resource/mcp");
+    const metadata = await discoverOAuthProtectedResourceMetadata(mcpUrl(h), {
+      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+    });
+    expect(metadata.resource).toBe(mcpUrl(h).href);
+    expect(metadata.authorization_servers?.length).toBeGreaterThan(0);
+    expect(metadata.scopes_supported).toContain("compute:spend");
+    // Discovery without the header's hint finds it too.
+    expect((await discoverOAuthProtectedResourceMetadata(mcpUrl(h))).resource).toBe(mcpUrl(h).href);
+  });
+
+  it("refuses a foreign Origin with 403, and accepts its own and loopback origins", async () => {
+    const ping = (origin: string) =>
+      post(h, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), { origin });
+    const foreign = await ping("https://evil.example");
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toMatchObject({ error: { code: "origin_not_allowed" } });
+    expect((await ping(new URL(h.simulator.baseUrl).origin)).status).toBe(200);
+    expect((await ping("http://localhost:3000")).status).toBe(200);
+  });
+
+  it("the SDK client negotiates a version without batches", async () => {
+    const client = await connect(h);
+    expect(client.getServerVersion()?.name).toBe("berth-simulator");
+    const transport = (client as unknown as { transport?: { protocolVersion?: string } }).transport;
+    expect(transport?.protocolVersion).not.toBe("2025-03-26");
+  });
+});
+
+describe("MCP in the spec-strict default", () => {
+  const h = useSimulator({ profile: "harsh", timings: { createMin: 0, createMax: 0 } });
+
+  it("a tool call with a value the spec doesn't show is a validation tool error naming it", async () => {
+    const client = await connect(h);
+    const project = await call<Project>(client, "create_project", { name: "shop", idempotencyKey: newKey() });
+    const error = await callError(client, "create_app", {
+      projectId: project.id,
+      name: "web",
+      config: { image: "nginx", ports: [{ port: 5432, protocol: "tcp" }] },
+      idempotencyKey: newKey(),
+    });
+    expect(error).toMatchObject({
+      code: "validation_failed",
+      details: [{ path: "config.ports[0].protocol" }],
+    });
+    expect(error.message).toMatch(/not shown in the specification; the simulator refuses guesses/);
+    const catalog = await callError(client, "browse_catalog", { kind: "instanceTypes", csp: "aws" });
+    expect(catalog.details?.[0]?.path).toBe("query.csp");
   });
 });

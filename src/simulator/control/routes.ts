@@ -87,7 +87,11 @@ export const controlRoutes: readonly ControlRoute[] = [
     body: faultSchema,
     handle: (c) => created({ id: c.sim.injectFault(c.body) }),
   }),
-  route({ method: "GET", path: "/faults", handle: (c) => ok({ items: c.sim.faults() }) }),
+  route({
+    method: "GET",
+    path: "/faults",
+    handle: (c) => ok({ items: c.sim.faults(), spent: c.sim.spentFaults() }),
+  }),
   route({
     method: "DELETE",
     path: "/faults",

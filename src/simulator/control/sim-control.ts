@@ -5,11 +5,13 @@ import { accrue, scheduleExhaustion } from "../domain/billing.ts";
 import { BUILD_STEPS } from "../domain/builds.ts";
 import { failServer } from "../domain/servers.ts";
 import { notFound, validationFailed } from "../errors.ts";
-import { type ActiveFault, faultSchema } from "../faults.ts";
+import { type ActiveFault, type FaultTargets, faultProblems, faultSchema } from "../faults.ts";
 import { parseWith } from "../http/inputs.ts";
+import { mcpOnlyRoutes } from "../mcp/mcp-routes.ts";
 import { addOAuthToken } from "../mcp/oauth.ts";
 import { money, newKeySchema, newOAuthTokenSchema, newUserSchema, type Seed, toMicros } from "../options.ts";
 import { type Profile, type ProfileInput, profileInputSchema, resolveProfile } from "../profile.ts";
+import { routes } from "../routes/index.ts";
 import { createWorld } from "../store/bootstrap.ts";
 import { formatMoney } from "../store/money.ts";
 import type { User } from "../store/records.ts";
@@ -34,6 +36,11 @@ export const failureSchema = z
     step: z.enum(BUILD_STEPS).default("build"),
   })
   .strict();
+
+/** Every operation a fault can name: the REST routes and the MCP-only operations. */
+const faultableOperations: FaultTargets["operations"] = new Map(
+  [...routes, ...mcpOnlyRoutes].map((route) => [route.operation, { idempotent: route.idempotent === true }]),
+);
 
 export interface UserView {
   id: string;
@@ -157,12 +164,25 @@ export class SimControl {
     resource.members.set(userId, role);
   }
 
+  /** Adds a fault rule; one that names no operation or key, or could never change an answer, is a 400. */
   injectFault(fault: z.input<typeof faultSchema>): string {
-    return this.#world.faults.add(parseWith(faultSchema, fault, ""));
+    const parsed = parseWith(faultSchema, fault, "");
+    const problems = faultProblems(parsed, {
+      operations: faultableOperations,
+      keyExists: (keyId) => this.#world.keysById.has(keyId),
+    });
+    if (problems.length > 0) throw validationFailed(problems);
+    return this.#world.faults.add(parsed);
   }
 
+  /** The active fault rules, each with its `hits` (and `times` left). */
   faults(): ActiveFault[] {
     return this.#world.faults.list();
+  }
+
+  /** Rules whose `times` ran out, with their hits, until cleared. */
+  spentFaults(): ActiveFault[] {
+    return this.#world.faults.spent();
   }
 
   clearFaults(id?: string): void {

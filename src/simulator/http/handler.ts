@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { ControlRoute } from "../control/routes.ts";
 import type { SimControl } from "../control/sim-control.ts";
 import { ApiError } from "../errors.ts";
+import { PROTECTED_RESOURCE_PATHS, protectedResourceMetadata } from "../mcp/discovery.ts";
 import { serveMcp } from "../mcp/serve.ts";
 import { buildTools, type Tool } from "../mcp/tool-table.ts";
 import type { World } from "../store/world.ts";
@@ -60,6 +61,8 @@ async function handle(
         replayed: outcome.replayed,
         dropped: outcome.dropped,
       });
+    } else if (PROTECTED_RESOURCE_PATHS.includes(path) && request.method === "GET") {
+      outcome = plain(200, protectedResourceMetadata(request));
     } else if (path === "/healthz") {
       outcome = plain(200, { ok: true });
     } else if ((path === "/_sim" || path.startsWith("/_sim/")) && deps.control !== undefined) {

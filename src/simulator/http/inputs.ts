@@ -43,14 +43,20 @@ export function queryObject(search: string): Record<string, string | string[]> {
   return out;
 }
 
+/** Ids are compared exactly: the spec never says an id is case-insensitive. */
+export const asReturned = ", lowercase, exactly as the service returned it";
+
 const pathPatterns: Record<string, { pattern: RegExp; says: string }> = {
-  projectId: { pattern: /^[0-9a-f]{24}$/i, says: "must be 24 hexadecimal characters" },
-  appId: { pattern: /^[0-9a-f]{24}$/i, says: "must be 24 hexadecimal characters" },
+  projectId: { pattern: /^[0-9a-f]{24}$/, says: `must be 24 hexadecimal characters${asReturned}` },
+  appId: { pattern: /^[0-9a-f]{24}$/, says: `must be 24 hexadecimal characters${asReturned}` },
   gridId: {
-    pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
-    says: "must be a GUID",
+    pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    says: `must be a GUID${asReturned}`,
   },
-  address: { pattern: /^0x[0-9a-f]{40}$/i, says: "must be 0x followed by 40 hexadecimal characters" },
+  address: {
+    pattern: /^0x[0-9a-f]{40}$/,
+    says: `must be 0x followed by 40 hexadecimal characters${asReturned}`,
+  },
   buildId: { pattern: /^bld_[0-9a-f]{24}$/, says: "must be a build id (bld_ and 24 hexadecimal characters)" },
   orderId: {
     pattern: /^ord_[0-9a-f]{24}$/,
@@ -59,7 +65,7 @@ const pathPatterns: Record<string, { pattern: RegExp; says: string }> = {
   invoiceNumber: { pattern: /^INV-\d{6}-\d{4}$/, says: "must look like INV-YYYYMM-NNNN" },
 };
 
-/** URL-decodes path values and checks the id formats; hex ids are returned lowercase. */
+/** URL-decodes path values and checks the id formats (exactly: an uppercase id is refused). */
 export function decodeParams(raw: Map<string, string>): Map<string, string> {
   const out = new Map<string, string>();
   const details: ErrorDetail[] = [];
@@ -76,7 +82,7 @@ export function decodeParams(raw: Map<string, string>): Map<string, string> {
       details.push({ path: `path.${name}`, message: rule.says });
       continue;
     }
-    out.set(name, rule !== undefined && name !== "invoiceNumber" ? value.toLowerCase() : value);
+    out.set(name, value);
   }
   if (details.length > 0) throw validationFailed(details);
   return out;

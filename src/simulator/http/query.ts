@@ -5,7 +5,11 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from "../pagination.ts";
 export function queryInt(min: number, max: number) {
   return z.preprocess(
     (v) => (typeof v === "string" && /^-?\d+$/.test(v) ? Number(v) : v),
-    z.number({ error: "must be an integer" }).int().min(min).max(max),
+    z
+      .number({ error: "must be an integer" })
+      .int({ error: "must be an integer" })
+      .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` }),
   );
 }
 

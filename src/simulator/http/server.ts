@@ -5,9 +5,11 @@ import type { Principal } from "../auth.ts";
 import { ApiError, validationFailed } from "../errors.ts";
 import type { ActiveFault } from "../faults.ts";
 import { admit, rateLimited } from "../gate.ts";
+import { findGuesses } from "../guesses.ts";
 import { checkIdempotencyKey, fingerprint, requestInProgress } from "../idempotency.ts";
 import { requireScopes } from "../scopes.ts";
 import type { World } from "../store/world.ts";
+import { unbindCursor, withBoundCursor } from "./cursor-binding.ts";
 import { decodeParams, parseJsonBody, parseWith, queryObject, readBody } from "./inputs.ts";
 import type { Reply, Route } from "./route.ts";
 import type { Router } from "./router.ts";
@@ -32,6 +34,8 @@ export interface Call {
   readBody(): Promise<unknown>;
   /** The Idempotency-Key as sent; undefined when absent. */
   idempotencyKey: string | undefined;
+  /** Checks that come right after the scope check (a tool's confirmation); throws an ApiError. */
+  afterScopes?: () => void;
 }
 
 export type Executed = Reply & { headers: Record<string, string>; replayed: boolean; dropped: boolean };
@@ -108,60 +112,108 @@ export async function execute(
   const { route, principal } = call;
   const plain = { headers: {}, replayed: false, dropped: false };
   try {
+    // An injected 429 refuses like the real limit: before anything else is checked or counted.
+    const limit = world.faults.take(route.operation, () => world.random(), principal.key.id, "admission");
+    if (limit !== undefined) throw injected(limit, world);
     if (principal.user.frozen && route.method !== "GET") {
       throw new ApiError(403, "account_frozen", "this account is frozen; only reads are allowed");
     }
     requireScopes(principal.key.scopes, route.scopes);
-    const query = parseWith(route.query ?? emptyQuery, call.query, "query");
+    call.afterScopes?.();
     const key = idempotencyKey(world, route, call.idempotencyKey);
     const rawBody = await call.readBody();
-    const input: Input = {
-      query,
-      body: route.body === undefined ? noBody(rawBody) : parseWith(route.body, rawBody, ""),
-    };
-    if (key === undefined)
+    if (key === undefined) {
+      const input = parseInput(world, route, call, rawBody, principal.key.id);
       return { ...plain, ...(await perform(world, route, principal, call, input, requestId, drop)) };
-    const now = world.settle();
-    const delayMs = createDelayMs(world, route, input.body);
-    const lenient = world.profile.idempotencyPerOperation;
-    const scope = lenient ? `${principal.key.id}\n${route.operation}\n${key}` : `${principal.key.id}\n${key}`;
-    const args = fingerprint({
-      operation: route.operation,
-      params: Object.fromEntries(call.params),
-      body: rawBody ?? null,
-    });
-    const previous = world.idempotency.begin(scope, args, now, now + delayMs);
-    if (previous.kind === "in_progress") {
-      throw requestInProgress(world.clock.toWallSeconds(Math.max(0, previous.readyAt - now)));
     }
-    if (previous.kind === "replay") {
-      return { ...plain, ...previous.response, headers: { "Idempotent-Replayed": "true" }, replayed: true };
-    }
-    // This request owns the key until it records or abandons it.
-    try {
-      const result = await perform(
-        world,
-        route,
-        principal,
-        call,
-        input,
-        requestId,
-        drop,
-        delayMs,
-        (reply, fault) => {
-          const forget = fault?.dropResponse === true && fault.forgetIdempotency === true;
-          if (reply.status < 500 && !forget) {
-            world.idempotency.complete(scope, { status: reply.status, body: reply.body });
-          }
-        },
-      );
-      return { ...plain, ...result };
-    } finally {
-      world.idempotency.abandon(scope);
-    }
+    return { ...plain, ...(await executeKeyed(world, call, key, rawBody, requestId, drop)) };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return { ...plain, ...errorReply(error, requestId) };
+  }
+}
+
+/**
+ * The query (with its cursor unbound) and the body, checked by the route's schemas. Unless the
+ * profile accepts samples, a value or field name the spec doesn't show is refused first.
+ */
+function parseInput(world: World, route: Route, call: Call, rawBody: unknown, keyId: string): Input {
+  if (!world.profile.sampleValues) {
+    const guesses = findGuesses(route.operation, rawBody, call.query);
+    if (guesses.length > 0) throw validationFailed(guesses);
+  }
+  const cursor = call.query.cursor;
+  const owner = { operation: route.operation, params: call.params, keyId };
+  const rawQuery =
+    typeof cursor === "string" ? { ...call.query, cursor: unbindCursor(cursor, owner) } : call.query;
+  return {
+    query: parseWith(route.query ?? emptyQuery, rawQuery, "query"),
+    body: route.body === undefined ? noBody(rawBody) : parseWith(route.body, rawBody, ""),
+  };
+}
+
+/**
+ * An idempotent operation with its key: replay, conflict, in progress, or run and record. Every
+ * answer below 500 from here on is recorded, a refusal of the arguments (400) as much as a 402 or
+ * 409, unless `successOnlyRecorded` keeps refusals unrecorded.
+ */
+async function executeKeyed(
+  world: World,
+  call: Call,
+  key: string,
+  rawBody: unknown,
+  requestId: string,
+  drop: () => void,
+): Promise<Executed> {
+  const { route, principal } = call;
+  const plain = { headers: {}, replayed: false, dropped: false };
+  let input: Input | undefined;
+  let refusal: ApiError | undefined;
+  try {
+    input = parseInput(world, route, call, rawBody, principal.key.id);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    refusal = error;
+  }
+  const now = world.settle();
+  const delayMs = input === undefined ? 0 : createDelayMs(world, route, input.body);
+  const lenient = world.profile.idempotencyPerOperation;
+  const scope = lenient ? `${principal.key.id}\n${route.operation}\n${key}` : `${principal.key.id}\n${key}`;
+  const args = fingerprint({
+    operation: route.operation,
+    params: Object.fromEntries(call.params),
+    query: call.query,
+    body: rawBody ?? null,
+  });
+  const readyAt = Date.now() + world.clock.toWallMs(delayMs);
+  const previous = world.idempotency.begin(scope, args, now, readyAt);
+  if (previous.kind === "in_progress") {
+    throw requestInProgress(Math.max(1, Math.ceil((previous.readyAt - Date.now()) / 1000)));
+  }
+  if (previous.kind === "replay") {
+    return { ...plain, ...previous.response, headers: { "Idempotent-Replayed": "true" }, replayed: true };
+  }
+  const record = (reply: Reply, fault?: ActiveFault) => {
+    const forget = fault?.dropResponse === true && fault.forgetIdempotency === true;
+    const refused = reply.status >= 300 && world.profile.successOnlyRecorded;
+    if (reply.status < 500 && !forget && !refused) {
+      world.idempotency.complete(scope, { status: reply.status, body: reply.body });
+    }
+  };
+  // This request owns the key until it records or abandons it.
+  try {
+    if (input === undefined) {
+      const reply = errorReply(refusal ?? validationFailed([]), requestId);
+      record(reply);
+      return { ...plain, ...reply };
+    }
+    const result = await perform(world, route, principal, call, input, requestId, drop, delayMs, {
+      postpone: (ms) => world.idempotency.postpone(scope, ms),
+      record,
+    });
+    return { ...plain, ...result };
+  } finally {
+    world.idempotency.abandon(scope);
   }
 }
 
@@ -209,6 +261,14 @@ function createDelayMs(world: World, route: Route, body: unknown): number {
   return Math.round((low + world.random() * (Math.max(createMin, createMax) - low)) * 1000);
 }
 
+/** What an idempotent request does with its key while it runs. */
+interface KeyedRequest {
+  /** The first answer comes `ms` (wall clock) later than expected. */
+  postpone?: (ms: number) => void;
+  /** Records the answer for replays. */
+  record?: (reply: Reply, fault: ActiveFault | undefined) => void;
+}
+
 /** Applies an injected fault, waits out the create time, runs the operation, lets the caller record it, then answers or drops. */
 async function perform(
   world: World,
@@ -219,10 +279,13 @@ async function perform(
   requestId: string,
   drop: () => void,
   delayMs = 0,
-  record?: (reply: Reply, fault: ActiveFault | undefined) => void,
+  keyed: KeyedRequest = {},
 ): Promise<Reply & { headers?: Record<string, string>; dropped?: boolean }> {
   const fault = world.faults.take(route.operation, () => world.random(), principal.key.id);
-  if (fault?.latencyMs !== undefined) await sleep(fault.latencyMs);
+  if (fault?.latencyMs !== undefined) {
+    keyed.postpone?.(fault.latencyMs);
+    await sleep(fault.latencyMs);
+  }
   if (fault?.status !== undefined) return errorReply(injected(fault, world), requestId);
   if (delayMs > 0) await sleep(world.clock.toWallMs(delayMs));
   let reply: Reply & { headers?: Record<string, string> };
@@ -235,6 +298,11 @@ async function perform(
       now: world.settle(),
       param: (name) => call.params.get(name) ?? "",
     });
+    reply = withBoundCursor(reply, {
+      operation: route.operation,
+      params: call.params,
+      keyId: principal.key.id,
+    });
     if (reply.body !== undefined && !world.profile.documentedFieldsOnly) {
       reply = { ...reply, body: withUnknownFields(reply.body, world.nextSeq()) };
     }
@@ -242,7 +310,7 @@ async function perform(
     if (!(error instanceof ApiError)) throw error;
     reply = errorReply(error, requestId);
   }
-  if (reply.binary === undefined) record?.(reply, fault);
+  if (reply.binary === undefined) keyed.record?.(reply, fault);
   if (fault?.dropResponse === true) {
     drop();
     return { ...reply, dropped: true };

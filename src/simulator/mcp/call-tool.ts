@@ -35,14 +35,18 @@ export async function callTool(
   let executed: Executed;
   try {
     const input = parseWith(tool.parser, args, "");
-    if (tool.spec.confirm === true && input.confirm !== true) {
-      throw new ApiError(
-        400,
-        "confirmation_required",
-        `${tool.spec.name} cannot be undone; call it with confirm: true only once the user asked for or confirmed this action`,
-      );
-    }
-    executed = await execute(world, toCall(tool, tool.route(input), input, principal), requestId, drop);
+    const call = toCall(tool, tool.route(input), input, principal);
+    // After the scope check: a key that may not do this at all is told so, not asked to confirm.
+    call.afterScopes = () => {
+      if (tool.spec.confirm === true && input.confirm !== true) {
+        throw new ApiError(
+          400,
+          "confirmation_required",
+          `${tool.spec.name} cannot be undone; call it with confirm: true only once the user asked for or confirmed this action`,
+        );
+      }
+    };
+    executed = await execute(world, call, requestId, drop);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const body = errorBody(error, requestId);

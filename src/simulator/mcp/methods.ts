@@ -7,13 +7,11 @@ import { INVALID_PARAMS, type JsonRpcRequest, METHOD_NOT_FOUND, parseParams, Rpc
 import type { Tool } from "./tool-table.ts";
 
 const LATEST_PROTOCOL_VERSION = "2025-11-25";
-/** Newest first; `initialize` echoes the client's version when listed, else offers the newest. */
-export const PROTOCOL_VERSIONS: readonly string[] = [
-  LATEST_PROTOCOL_VERSION,
-  "2025-06-18",
-  "2025-03-26",
-  "2024-11-05",
-];
+/**
+ * Newest first; `initialize` echoes the client's version when listed, else offers the newest.
+ * 2025-03-26 is left out: it requires servers to accept JSON-RPC batches, which the hosting spec refuses.
+ */
+export const PROTOCOL_VERSIONS: readonly string[] = [LATEST_PROTOCOL_VERSION, "2025-06-18", "2024-11-05"];
 
 const SERVER_INFO = { name: "berth-simulator", title: "berth hosting API simulator", version: "0.1.0" };
 const INSTRUCTIONS =

@@ -3,8 +3,9 @@ import type { Logger } from "pino";
 import { ApiError } from "../errors.ts";
 import { admit } from "../gate.ts";
 import { readBody } from "../http/inputs.ts";
-import { errorBody, type Outcome } from "../http/server.ts";
+import { type Executed, errorBody, type Outcome } from "../http/server.ts";
 import type { World } from "../store/world.ts";
+import { originAllowed, wwwAuthenticate } from "./discovery.ts";
 import {
   classify,
   failure,
@@ -35,6 +36,22 @@ export async function serveMcp(
   requestId: string,
 ): Promise<Outcome> {
   const { world } = deps;
+  if (!originAllowed(request)) {
+    const refusal = new ApiError(
+      403,
+      "origin_not_allowed",
+      `Origin ${request.headers.origin} may not use this MCP server; call it from the simulator's own origin or loopback`,
+    );
+    const blocked: Outcome = {
+      status: 403,
+      headers: {},
+      operation: "mcp",
+      keyId: null,
+      replayed: false,
+      dropped: false,
+    };
+    return reply(blocked, 403, errorBody(refusal, requestId));
+  }
   const admission = admit(
     world,
     {
@@ -55,7 +72,9 @@ export async function serveMcp(
   const principal = admission.principal;
   if (admission.error !== undefined || principal === undefined) {
     const error = admission.error ?? new ApiError(401, "unauthorized", "no credential");
-    return reply(outcome, error.status, errorBody(error, requestId), error.headers);
+    const challenge: Record<string, string> =
+      error.status === 401 ? { "WWW-Authenticate": wwwAuthenticate(request) } : {};
+    return reply(outcome, error.status, errorBody(error, requestId), { ...error.headers, ...challenge });
   }
   const message = await receive(request);
   if (message.kind === "refused") {
@@ -72,6 +91,10 @@ export async function serveMcp(
     const handled = await handleRequest(context, message.request);
     const { operation, executed } = handled;
     deps.logger.debug({ requestId, operation, status: executed?.status }, "mcp request");
+    if (executed !== undefined && isRateLimit(executed)) {
+      // A rate limit is an HTTP-level refusal on MCP too, never a tool result.
+      return reply({ ...outcome, operation }, 429, executed.body, executed.headers);
+    }
     const replayed = executed?.replayed === true;
     const headers: Record<string, string> = replayed ? { "Idempotent-Replayed": "true" } : {};
     return {
@@ -83,6 +106,11 @@ export async function serveMcp(
     if (!(error instanceof RpcFailure)) throw error;
     return reply({ ...outcome, operation: `mcp:${method}` }, 200, failure(id, error.toError()));
   }
+}
+
+function isRateLimit(executed: Executed): boolean {
+  const body = executed.body as { error?: { code?: unknown } } | undefined;
+  return executed.status === 429 && body?.error?.code === "rate_limited";
 }
 
 function reply(

@@ -107,7 +107,8 @@ export const appActionRoutes = [
         );
       }
       const build = startBuild(c.world, target, c.now);
-      if (!c.world.profile.acceptedBodies) return { status: 202 };
+      // Always answered with the build, even without acceptedBodies: the spec gives a build's id only
+      // by the creating call or a listing, and builds have no listing.
       return { status: 202, body: buildView(c.world, build, c.now) };
     },
   }),

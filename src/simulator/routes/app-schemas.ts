@@ -1,11 +1,14 @@
 import { z } from "zod";
+import { asReturned } from "../http/inputs.ts";
 
 /** Request bodies of app creation and update. */
 
 export const guid = z
   .string()
-  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be a grid GUID")
-  .transform((s) => s.toLowerCase());
+  .regex(
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    `must be a grid GUID${asReturned}`,
+  );
 
 export const resourceName = z.string().trim().min(1, "must not be empty").max(100);
 

@@ -5,6 +5,7 @@ import { findInstanceType, findRegion, findZone, NATIVE_CSP } from "../catalog.t
 import { accrue, canAfford } from "../domain/billing.ts";
 import { placeOrder, power, removeServer } from "../domain/servers.ts";
 import { ApiError, type ErrorDetail, insufficientBalance, notFound, validationFailed } from "../errors.ts";
+import { asReturned } from "../http/inputs.ts";
 import { pageQuery, queryArray } from "../http/query.ts";
 import { defineRoute } from "../http/route.ts";
 import { pageCutting, paginate } from "../pagination.ts";
@@ -17,8 +18,7 @@ import { guid } from "./app-schemas.ts";
 
 const address = z
   .string()
-  .regex(/^0x[0-9a-f]{40}$/i, "must be 0x followed by 40 hexadecimal characters")
-  .transform((s) => s.toLowerCase());
+  .regex(/^0x[0-9a-f]{40}$/, `must be 0x followed by 40 hexadecimal characters${asReturned}`);
 const addresses = z
   .array(address)
   .min(1)
