@@ -45,7 +45,15 @@ describe("generated CRDs", () => {
     for (const kind of [projectKind, serverOrderKind]) {
       expect(columns(kind)).toEqual(["READY", "REASON", "COST/H", "EXTERNAL-ID", "AGE"]);
     }
-    expect(columns(appKind)).toEqual(["READY", "REASON", "STATE", "ENDPOINT", "COST/H", "EXTERNAL-ID", "AGE"]);
+    expect(columns(appKind)).toEqual([
+      "READY",
+      "REASON",
+      "STATE",
+      "ENDPOINT",
+      "COST/H",
+      "EXTERNAL-ID",
+      "AGE",
+    ]);
     const cost = root(serverOrderKind).additionalPrinterColumns.find((c) => c.name === "COST/H");
     expect(cost?.jsonPath).toBe(".status.cost.hourly.amount");
     expect(root(appKind).additionalPrinterColumns[0]?.jsonPath).toBe(
