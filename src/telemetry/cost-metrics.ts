@@ -22,6 +22,8 @@ export interface CredentialFigures {
 export interface CostSource {
   resources(): Iterable<ResourceCost>;
   credentials(): Iterable<CredentialFigures>;
+  /** Per kind: how many resources the service holds back for want of balance (deferred, InsufficientBalance). */
+  shortOfBalance(): Iterable<{ kind: string; count: number }>;
 }
 
 export interface CostMetrics {
@@ -85,6 +87,18 @@ export function createCostMetrics(registry: Registry): CostMetrics {
       runway.reset();
       for (const { credential, runwayHours } of credentials()) {
         if (runwayHours !== undefined) runway.set({ credential }, runwayHours);
+      }
+    },
+  });
+  const short: Gauge<"kind"> = new Gauge({
+    name: "berth_resources_insufficient_balance",
+    help: "berth resources Stalled with InsufficientBalance (an App the service deferred, an order refused), by kind",
+    labelNames: ["kind"],
+    registers: [registry],
+    collect() {
+      short.reset();
+      for (const source of sources) {
+        for (const { kind, count } of source.shortOfBalance()) short.set({ kind }, count);
       }
     },
   });

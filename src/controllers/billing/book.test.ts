@@ -51,15 +51,23 @@ describe("cost metrics from the balance book", () => {
       'berth_credential_balance{credential="key-aaa",currency="USD"} 1.632',
       'berth_credential_hourly_spend{credential="key-aaa",currency="USD"} 0.172',
       'berth_credential_runway_hours{credential="key-aaa"} 9.488372093023257',
+      'berth_resources_insufficient_balance{kind="App"} 0',
+      'berth_resources_insufficient_balance{kind="ServerOrder"} 0',
     ]);
 
-    apps = apps.filter((a) => a.metadata.name !== "api");
+    const deferred = { conditions: [{ type: "Stalled", status: "True", reason: "InsufficientBalance" }] };
+    apps = [
+      ...apps.filter((a) => a.metadata.name !== "api"),
+      { ...resource("late", "shop/creds"), status: deferred },
+    ];
     book.delete("shop/other");
     book.set("shop/creds", { credential: "key-aaa", balance: undefined, askedAt: 0, low: false });
     expect(await scrape(registry)).toEqual([
       'berth_resource_hourly_cost{kind="App",namespace="shop",name="web",currency="USD"} 0.012',
       'berth_resource_hourly_cost{kind="ServerOrder",namespace="shop",name="batch",currency="USD"} 0.104',
       'berth_credential_hourly_spend{credential="key-aaa",currency="USD"} 0.012',
+      'berth_resources_insufficient_balance{kind="App"} 1',
+      'berth_resources_insufficient_balance{kind="ServerOrder"} 0',
     ]);
   });
 });

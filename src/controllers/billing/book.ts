@@ -1,7 +1,17 @@
 import type { Money } from "../../api/cost.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 import type { CostSource, CredentialFigures, ResourceCost } from "../../telemetry/cost-metrics.ts";
+import { Reason } from "../shared/reasons.ts";
 import { hourlyCostOf, runwayHours, spendOf } from "./runway.ts";
+
+function stalledForBalance(object: KubeObject): boolean {
+  const conditions = (object.status as { conditions?: unknown } | undefined)?.conditions;
+  if (!Array.isArray(conditions)) return false;
+  return conditions.some(
+    (c: { type?: unknown; status?: unknown; reason?: unknown }) =>
+      c.type === "Stalled" && c.status === "True" && c.reason === Reason.InsufficientBalance,
+  );
+}
 
 /** A kind whose resources state a cost, and its informer's objects. */
 export interface CostedKind {
@@ -63,6 +73,12 @@ export class BalanceBook implements CostSource {
         const { namespace = "", name } = object.metadata;
         yield { kind, namespace, name, currency: hourly.currency, hourly: Number(hourly.amount) };
       }
+    }
+  }
+
+  *shortOfBalance(): Iterable<{ kind: string; count: number }> {
+    for (const { kind, list } of this.#kinds) {
+      yield { kind, count: list().filter(stalledForBalance).length };
     }
   }
 
