@@ -8,6 +8,7 @@ import {
   localReference,
   passThroughObject,
 } from "./common.ts";
+import { costColumn, costStatusSchema } from "./cost.ts";
 import { immutableField, listMap, withRules } from "./kube-schema.ts";
 import { appNames } from "./meta.ts";
 import { type KindDefinition, resourceSchema } from "./resource.ts";
@@ -270,6 +271,7 @@ export const appStatusSchema = z
       .max(256)
       .optional()
       .describe("Value of the last berth.dev/rebuild-requested-at annotation handled."),
+    cost: costStatusSchema.optional(),
   })
   .describe("Observed state of the app, written by the operator.");
 
@@ -295,5 +297,6 @@ export const appKind: KindDefinition = {
       description: "State reported by the service.",
     },
     { name: "ENDPOINT", type: "string", jsonPath: ".status.url", description: "The first ready endpoint." },
+    costColumn,
   ],
 };

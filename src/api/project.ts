@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { commonSpecFields, commonStatusFields, displayNameSchema, hexId } from "./common.ts";
+import { costColumn, costStatusSchema } from "./cost.ts";
 import { immutableField, withRules } from "./kube-schema.ts";
 import { membersSchema, membersStatusSchema } from "./members.ts";
 import { projectNames } from "./meta.ts";
@@ -30,6 +31,11 @@ export const projectStatusSchema = z
     ...commonStatusFields,
     projectId: hexId("ID of the project at the hosting service.").optional(),
     members: membersStatusSchema.optional(),
+    cost: costStatusSchema
+      .optional()
+      .describe(
+        "The sum of what the service charges per hour for the Apps in this project, in any namespace.",
+      ),
   })
   .describe("Observed state of the project, written by the operator.");
 
@@ -48,4 +54,5 @@ export const projectKind: KindDefinition = {
   description: "A project at the container hosting service: the home of apps.",
   schema: projectSchema,
   externalId: { jsonPath: ".status.projectId", description: "ID of the project at the hosting service." },
+  columns: [costColumn],
 };

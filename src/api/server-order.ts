@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { commonSpecFields, commonStatusFields, guid, localReference } from "./common.ts";
+import { costColumn, costStatusSchema } from "./cost.ts";
 import { listMap, listSet, withRules } from "./kube-schema.ts";
 import { serverOrderNames } from "./meta.ts";
 import { type KindDefinition, resourceSchema } from "./resource.ts";
@@ -91,6 +92,7 @@ export const serverOrderStatusSchema = z
       })
       .optional()
       .describe("The service's estimate from the latest dry run."),
+    cost: costStatusSchema.optional(),
     orderId: z.string().optional().describe("ID of the real order at the service, once placed."),
     growthOrders: z
       .array(
@@ -207,4 +209,5 @@ export const serverOrderKind: KindDefinition = {
     "An order for dedicated servers at the container hosting service: estimated first, placed only when approved.",
   schema: serverOrderSchema,
   externalId: { jsonPath: ".status.orderId", description: "ID of the order at the hosting service." },
+  columns: [costColumn],
 };

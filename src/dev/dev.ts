@@ -9,6 +9,7 @@ import { type ControlPlane, startControlPlane } from "../control-plane/control-p
 import { type RunningOperator, startOperator } from "../operator/index.ts";
 import { type RunningSimulator, startSimulator } from "../simulator/index.ts";
 import { createLogger } from "../telemetry/logger.ts";
+import { runwayLines } from "./runway.ts";
 import { applySamples } from "./samples.ts";
 
 export interface DevOptions {
@@ -27,6 +28,8 @@ export interface DevEnvironment {
   simulatorUrl: string;
   metricsUrl: string;
   operatorLog: string;
+  /** One line per credential with a balance: runway, balance and spend. */
+  runway(): Promise<string>;
   /** Stops the operator, the simulator and the control plane, in that order. */
   stop(): Promise<void>;
 }
@@ -65,6 +68,7 @@ export async function startDev(options: DevOptions): Promise<DevEnvironment> {
     await installCrds(kubeConfig);
     await createCredentials(kubeConfig, options.namespace, simulator);
 
+    const registry = new Registry();
     const operator: RunningOperator = await startOperator(
       {
         namespaces: [options.namespace],
@@ -73,7 +77,7 @@ export async function startDev(options: DevOptions): Promise<DevEnvironment> {
         metricsSecure: false,
         healthAddr: options.healthAddr,
       },
-      { logger, registry: new Registry(), kubeConfig },
+      { logger, registry, kubeConfig },
     );
     stops.push(() => operator.stop());
     await operator.ready;
@@ -88,6 +92,7 @@ export async function startDev(options: DevOptions): Promise<DevEnvironment> {
       simulatorUrl: simulator.baseUrl,
       metricsUrl: `http://${operator.addresses.metrics ?? options.metricsAddr}/metrics`,
       operatorLog,
+      runway: () => runwayLines(registry),
       stop,
     };
   } catch (error) {

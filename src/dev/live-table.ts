@@ -31,13 +31,14 @@ export async function showLiveTable(
   out: NodeJS.WriteStream | NodeJS.WritableStream,
   signal: AbortSignal,
   header: string,
+  footer: () => Promise<string> = async () => "",
   intervalMs = 1000,
 ): Promise<void> {
   const tty = "isTTY" in out && out.isTTY === true;
   let previous = "";
   while (!signal.aborted) {
     const table = await readRows(kubeConfig, namespace)
-      .then((rows) => renderTable(rows, tty && "columns" in out ? out.columns : 200))
+      .then(async (rows) => renderTable(rows, tty && "columns" in out ? out.columns : 200) + (await footer()))
       .catch(
         (error: unknown) => `cannot list resources: ${error instanceof Error ? error.message : error}\n`,
       );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderTable, toRow } from "./status-table.ts";
+import { renderRunway, renderTable, toRow } from "./status-table.ts";
 
 const condition = (type: string, status: string, reason: string, message = "") => ({
   type,
@@ -60,6 +60,33 @@ describe("renderTable", () => {
     expect(header).toMatch(/^KIND\s+NAME\s+READY/);
     expect(first?.indexOf("demo")).toBe(header?.indexOf("NAME"));
     expect(second?.indexOf("a1")).toBe(header?.indexOf("EXTERNAL-ID"));
+  });
+
+  it("shows what each resource costs per hour, and - where the service did not say", () => {
+    const rows = [
+      toRow("App", {
+        metadata: { name: "web" },
+        status: { cost: { hourly: { amount: "0.0120", currency: "USD" } } },
+      }),
+      toRow("App", { metadata: { name: "new" }, status: {} }),
+    ];
+    const [header, web, unknown] = renderTable(rows).split("\n");
+    expect(web?.slice(header?.indexOf("COST/H")).startsWith("0.0120 USD")).toBe(true);
+    expect(unknown?.slice(header?.indexOf("COST/H")).startsWith("-")).toBe(true);
+  });
+
+  it("shows the runway of each credential with a balance, never for one without", () => {
+    expect(
+      renderRunway([
+        {
+          credential: "key-0123456789ab",
+          balance: { amount: 1, currency: "USD" },
+          spend: { amount: 0.012, currency: "USD" },
+          runwayHours: 83.33,
+        },
+        { credential: "key-ffffffffffff", spend: { amount: 0.5, currency: "USD" } },
+      ]),
+    ).toBe("RUNWAY key-0123456789ab: 83.3 h (balance 1 USD, spend 0.012 USD/h)\n");
   });
 
   it("says when there is nothing to show", () => {

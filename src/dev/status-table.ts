@@ -6,6 +6,8 @@ export interface ResourceRow {
   reason: string;
   externalId: string;
   endpoint: string;
+  /** status.cost.hourly as "0.0120 USD", or "-" when the service did not say. */
+  cost: string;
   message: string;
 }
 
@@ -38,8 +40,36 @@ export function toRow(kind: string, object: ObjectLike): ResourceRow {
     reason: typeof headline?.reason === "string" ? headline.reason : "-",
     externalId: typeof externalId === "string" ? externalId : "-",
     endpoint: typeof status.url === "string" ? status.url : "-",
+    cost: hourlyCost(status.cost),
     message: typeof headline?.message === "string" ? headline.message : "",
   };
+}
+
+function hourlyCost(cost: unknown): string {
+  const hourly = (cost as { hourly?: { amount?: unknown; currency?: unknown } } | undefined)?.hourly;
+  return typeof hourly?.amount === "string" && typeof hourly.currency === "string"
+    ? `${hourly.amount} ${hourly.currency}`
+    : "-";
+}
+
+/** What the runway line shows of one credential (key hash, never the key). */
+export interface RunwayFigures {
+  credential: string;
+  balance?: { amount: number; currency: string } | undefined;
+  spend?: { amount: number; currency: string } | undefined;
+  runwayHours?: number | undefined;
+}
+
+/** One line per credential with a balance: its runway, balance and spend. Empty without one. */
+export function renderRunway(figures: readonly RunwayFigures[]): string {
+  return figures
+    .filter((f) => f.balance !== undefined)
+    .map(({ credential, balance, spend, runwayHours }) => {
+      const runway = runwayHours === undefined ? "-" : `${runwayHours.toFixed(1)} h`;
+      const spent = spend === undefined ? "nothing known" : `${spend.amount} ${spend.currency}/h`;
+      return `RUNWAY ${credential}: ${runway} (balance ${balance?.amount} ${balance?.currency}, spend ${spent})\n`;
+    })
+    .join("");
 }
 
 const columns: readonly [keyof ResourceRow, string][] = [
@@ -49,6 +79,7 @@ const columns: readonly [keyof ResourceRow, string][] = [
   ["reason", "REASON"],
   ["externalId", "EXTERNAL-ID"],
   ["endpoint", "ENDPOINT"],
+  ["cost", "COST/H"],
   ["message", "MESSAGE"],
 ];
 

@@ -1,4 +1,5 @@
 import { appController } from "../controllers/app/index.ts";
+import { billingController } from "../controllers/billing/index.ts";
 import { credentialsController } from "../controllers/credentials/index.ts";
 import { gridController } from "../controllers/grid/index.ts";
 import { projectController } from "../controllers/project/index.ts";
@@ -12,4 +13,5 @@ export const controllers: readonly ControllerDefinition[] = [
   gridController,
   serverOrderController,
   credentialsController,
+  billingController,
 ];

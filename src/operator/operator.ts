@@ -21,6 +21,7 @@ import {
   type ServerSecurity,
   selfSignedCertificate,
 } from "../runtime/index.ts";
+import { createCostMetrics } from "../telemetry/cost-metrics.ts";
 import { createHostingMetrics } from "../telemetry/hosting-metrics.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import { createMetrics } from "../telemetry/metrics.ts";
@@ -119,6 +120,7 @@ export async function startOperator(
   );
   const recorder = new EventRecorder({ sink: kubeEventSink(kube), logger, reportingInstance: identity });
   const resourceMetrics = createResourceMetrics(registry);
+  const costMetrics = createCostMetrics(registry);
   const controllerDeps = {
     kube,
     hosting,
@@ -126,6 +128,7 @@ export async function startOperator(
     recorder,
     logger,
     resourceMetrics,
+    costMetrics,
     informer: informers.get.bind(informers),
     settings: {
       ...defaultSettings,

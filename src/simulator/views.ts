@@ -1,4 +1,5 @@
 import type { StartState } from "./domain/apps.ts";
+import { appChargedHourly, serverHourlyRate } from "./domain/billing.ts";
 import type { Shared } from "./domain/sharing.ts";
 import { formatMoney } from "./store/money.ts";
 import type { App, Build, Disguise, Grid, Order, Project, Role, Server } from "./store/records.ts";
@@ -54,6 +55,8 @@ export function statusView(app: App, now: number) {
       protocol: p.protocol,
       address: app.wired ? endpointAddress(app, p.port, p.protocol) : null,
     })),
+    currentHourlyCost: formatMoney(appChargedHourly(app)),
+    currency: "USD",
   };
 }
 
@@ -100,6 +103,8 @@ export function serverView(server: Server) {
     zone: server.zone,
     instanceType: server.instanceType,
     hourlyCost: formatMoney(server.hourlyPrice),
+    currentHourlyCost: formatMoney(serverHourlyRate(server)),
+    currency: "USD",
     createdAt: iso(server.createdAt),
   };
 }

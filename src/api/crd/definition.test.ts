@@ -39,12 +39,23 @@ describe("generated CRDs", () => {
     expect(shortNames.sort()).toEqual(["bapp", "bgrid", "border", "bproj"]);
   });
 
-  it("shows READY, REASON, EXTERNAL-ID and AGE, and App adds STATE and ENDPOINT", () => {
+  it("shows READY, REASON, EXTERNAL-ID and AGE; App adds STATE and ENDPOINT; what costs money adds COST/H", () => {
     const columns = (kind: typeof appKind) => root(kind).additionalPrinterColumns.map((c) => c.name);
-    for (const kind of [projectKind, gridKind, serverOrderKind]) {
-      expect(columns(kind)).toEqual(["READY", "REASON", "EXTERNAL-ID", "AGE"]);
+    expect(columns(gridKind)).toEqual(["READY", "REASON", "EXTERNAL-ID", "AGE"]);
+    for (const kind of [projectKind, serverOrderKind]) {
+      expect(columns(kind)).toEqual(["READY", "REASON", "COST/H", "EXTERNAL-ID", "AGE"]);
     }
-    expect(columns(appKind)).toEqual(["READY", "REASON", "STATE", "ENDPOINT", "EXTERNAL-ID", "AGE"]);
+    expect(columns(appKind)).toEqual([
+      "READY",
+      "REASON",
+      "STATE",
+      "ENDPOINT",
+      "COST/H",
+      "EXTERNAL-ID",
+      "AGE",
+    ]);
+    const cost = root(serverOrderKind).additionalPrinterColumns.find((c) => c.name === "COST/H");
+    expect(cost?.jsonPath).toBe(".status.cost.hourly.amount");
     expect(root(appKind).additionalPrinterColumns[0]?.jsonPath).toBe(
       '.status.conditions[?(@.type=="Ready")].status',
     );

@@ -34,7 +34,14 @@ export const devCommand = defineCommand({
       `  simulator: ${dev.simulatorUrl}   metrics: ${dev.metricsUrl}   operator log: ${dev.operatorLog}\n`;
     say(header);
     const stopTable = new AbortController();
-    const table = showLiveTable(dev.kubeConfig, config.namespace, stdout, stopTable.signal, header);
+    const table = showLiveTable(
+      dev.kubeConfig,
+      config.namespace,
+      stdout,
+      stopTable.signal,
+      header,
+      dev.runway,
+    );
     await untilSignal();
     stopTable.abort();
     await table;

@@ -4,6 +4,7 @@ import type { ControllerDeps } from "../shared/deps.ts";
 import type { Schedule } from "../shared/kind.ts";
 import { kindReconciler } from "../shared/kind-reconciler.ts";
 import { earliest, jittered } from "../shared/schedule.ts";
+import { withAppCost } from "./cost.ts";
 import { appType } from "./kind.ts";
 import { learnApp } from "./learn.ts";
 import { type AppKnowledge, newAppMemory, rememberApp } from "./memory.ts";
@@ -21,7 +22,8 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
     schema: appSchema,
     newMemory: newAppMemory,
     observe: (app, memory, hosting) => observeApp({ ...deps, hosting }, app, memory),
-    plan: (app, knowledge, now) => planApp({ app, observed: knowledge, now, polls }),
+    plan: (app, knowledge, now) =>
+      withAppCost(planApp({ app, observed: knowledge, now, polls }), knowledge.external),
     perform: performApp(polls),
     learn: learnApp,
     settle: settleAppIntent,

@@ -1,9 +1,11 @@
+import { appNames } from "../../api/meta.ts";
 import { type Project, projectSchema } from "../../api/project.ts";
 import type { Reconciler } from "../../runtime/index.ts";
-import type { ControllerDeps } from "../shared/deps.ts";
+import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import type { Kind } from "../shared/kind.ts";
 import { kindReconciler } from "../shared/kind-reconciler.ts";
 import { jittered } from "../shared/schedule.ts";
+import { withProjectCost } from "./cost.ts";
 import { projectType } from "./kind.ts";
 import { learnProject } from "./learn.ts";
 import { observeProject } from "./observe.ts";
@@ -14,7 +16,12 @@ import { type ProjectAction, type ProjectPlan, planProject } from "./plan.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Project. */
 export function projectReconciler(deps: ControllerDeps): Reconciler {
-  return kindReconciler(deps, projectKind(deps));
+  const kind = projectKind(deps);
+  const apps = deps.informer(resourceTypeOf(appNames));
+  return kindReconciler(deps, {
+    ...kind,
+    plan: (...args) => withProjectCost(kind.plan(...args), apps.list()),
+  });
 }
 
 /** What the Project kind brings to the shared skeleton. */

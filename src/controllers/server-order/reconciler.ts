@@ -4,6 +4,7 @@ import type { ControllerDeps } from "../shared/deps.ts";
 import { kindReconciler } from "../shared/kind-reconciler.ts";
 import { earliest } from "../shared/schedule.ts";
 import { CatalogCache } from "./catalog.ts";
+import { withOrderCost } from "./cost.ts";
 import { serverOrderType } from "./kind.ts";
 import { learnOrder } from "./learn.ts";
 import { observeServerOrder } from "./observe.ts";
@@ -35,7 +36,8 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
     newMemory: newOrderMemory,
     observe: (serverOrder, memory, hosting) =>
       observeServerOrder({ ...deps, hosting }, serverOrder, memory, { catalogs, polls }),
-    plan: (serverOrder, knowledge, now) => planServerOrder({ serverOrder, observed: knowledge, now, polls }),
+    plan: (serverOrder, knowledge, now) =>
+      withOrderCost(planServerOrder({ serverOrder, observed: knowledge, now, polls }), knowledge),
     perform: (action, context) => performServerOrder(action, context, polls),
     learn: learnOrder,
     settle: settleOrderIntent,

@@ -1,6 +1,7 @@
 import type { KindNames } from "../../api/meta.ts";
 import { group, version } from "../../api/meta.ts";
 import type { EventRecorder, Informer, KubeClient, ResourceType } from "../../runtime/index.ts";
+import type { CostMetrics } from "../../telemetry/cost-metrics.ts";
 import type { Logger } from "../../telemetry/logger.ts";
 import { type CredentialSettings, type CredentialsResult, resolveCredentials } from "./credentials.ts";
 import type { HostingAccess } from "./hosting-access.ts";
@@ -15,6 +16,8 @@ export interface ControllerSettings {
   stalledRetryMs: number;
   /** Work in flight at the service (app start, stop, build): see PollIntervals. */
   polls: PollIntervals;
+  /** How often each credential's balance is read at most (default 5 minutes). */
+  balanceIntervalMs?: number | undefined;
 }
 
 /** How long to wait before looking at work in flight again, by what is happening (milliseconds). */
@@ -44,6 +47,8 @@ export interface ControllerDeps {
   recorder: EventRecorder;
   logger: Logger;
   resourceMetrics: ResourceMetrics;
+  /** Cost, balance and runway metrics, fed by the billing controller. */
+  costMetrics?: CostMetrics | undefined;
   /** The shared informer of a resource type, made (and run by the manager) on first use. */
   informer(type: ResourceType): Informer;
   settings: ControllerSettings;

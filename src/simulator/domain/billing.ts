@@ -1,3 +1,4 @@
+import { accrualUnits, chargedMicros } from "../store/money.ts";
 import type { App, Server, User } from "../store/records.ts";
 import type { World } from "../store/world.ts";
 
@@ -25,8 +26,13 @@ export function canAfford(world: World, balance: number, hourlyCost: number): bo
   return world.profile.positiveBalanceSuffices || balance >= hourlyCost;
 }
 
+/** What an app is charged per hour right now: its running nodes. */
+export function appChargedHourly(app: App): number {
+  return nodeHourlyRate(app) * app.nodes.filter((n) => n.state === "running").length;
+}
+
 /** Running servers cost their price; hibernated ones keep paying for their disk (10 %). */
-function serverHourlyRate(server: Server): number {
+export function serverHourlyRate(server: Server): number {
   switch (server.state) {
     case "running":
     case "rebooting":
@@ -80,7 +86,11 @@ function spendRate(world: World, user: User): number {
   return spenders(world, user).reduce((sum, s) => sum + s.rate, 0);
 }
 
-/** Charges the user for everything that ran since the last accrual, split by UTC day. */
+/**
+ * Charges the user for everything that ran since the last accrual, per resource and UTC day. Each
+ * item accrues exactly; the balance (and an app's `spent`) is charged the whole micro-units the
+ * item gained, so the items, their total and the balance always agree.
+ */
 export function accrue(world: World, user: User, now: number): void {
   const from = user.lastAccrualAt;
   if (now <= from) return;
@@ -88,11 +98,13 @@ export function accrue(world: World, user: User, now: number): void {
   for (const spender of spenders(world, user)) {
     for (let start = from; start < now; ) {
       const dayEnd = Math.min(now, (Math.floor(start / DAY_MS) + 1) * DAY_MS);
-      const amount = (spender.rate * (dayEnd - start)) / HOUR_MS;
       const key = `${new Date(start).toISOString().slice(0, 10)}|${spender.resourceType}|${spender.resourceId}`;
-      user.costs.set(key, (user.costs.get(key) ?? 0) + amount);
-      user.balance -= amount;
-      if (spender.app !== undefined) spender.app.spent += amount;
+      const before = user.costs.get(key) ?? 0n;
+      const after = before + accrualUnits(spender.rate, dayEnd - start);
+      user.costs.set(key, after);
+      const charged = chargedMicros(after) - chargedMicros(before);
+      user.balance -= charged;
+      if (spender.app !== undefined) spender.app.spent += charged;
       start = dayEnd;
     }
     if (spender.app !== undefined) spender.app.nodeMs += spender.runningNodes * (now - from);
@@ -134,8 +146,9 @@ export interface CostItem {
 
 export function costsBetween(user: User, from: string, to: string): CostItem[] {
   const items: CostItem[] = [];
-  for (const [key, amount] of user.costs) {
+  for (const [key, units] of user.costs) {
     const [date = "", resourceType = "", resourceId = ""] = key.split("|");
+    const amount = chargedMicros(units);
     if (date >= from && date <= to) items.push({ date, resourceType, resourceId, amount });
   }
   return items.sort((a, b) =>
@@ -167,7 +180,7 @@ export function invoicesOf(user: User, now: number): Invoice[] {
     const period = `${year}-${String(month + 1).padStart(2, "0")}`;
     const nextMonth = Date.UTC(year, month + 1, 1);
     let amount = 0;
-    for (const [key, value] of user.costs) if (key.startsWith(period)) amount += value;
+    for (const [key, units] of user.costs) if (key.startsWith(period)) amount += chargedMicros(units);
     const open = nextMonth > now;
     invoices.push({
       seq,

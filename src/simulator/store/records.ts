@@ -13,8 +13,8 @@ export interface User {
   /** Position among users, used in invoice numbers. */
   index: number;
   lastAccrualAt: number;
-  /** Micro-USD by `date|resourceType|resourceId`. */
-  costs: Map<string, number>;
+  /** Exact accrual (see `accrualUnits`) by `date|resourceType|resourceId`. */
+  costs: Map<string, bigint>;
   /** Bumped whenever the spend rate changes, so a stale exhaustion event is ignored. */
   spendGeneration: number;
 }

@@ -1,0 +1,68 @@
+import { isHostingError } from "../../hosting/index.ts";
+import { type KubeObject, Outcome } from "../../runtime/index.ts";
+import { resolveCredentials } from "../shared/credentials.ts";
+import { type ControllerDeps, secretLookup } from "../shared/deps.ts";
+import { grants } from "../shared/scopes.ts";
+
+import type { BalanceBook, BalanceEntry } from "./book.ts";
+import { lowRunwayHours, runwayCrossing, runwayHours, spendOf } from "./runway.ts";
+
+/** How often each credential's balance is read at most, unless the settings say otherwise. */
+export const defaultBalanceIntervalMs = 5 * 60_000;
+
+/**
+ * One look at a credentials Secret: when resources use it and its key has billing:read, reads the
+ * balance if the last read is older than the interval (background work, under the limiter's
+ * reserve), and records a Warning on the Secret when the runway crosses under 24 h. Without the scope
+ * nothing is called and nothing is kept.
+ */
+export async function lookAtBalance(
+  deps: ControllerDeps,
+  book: BalanceBook,
+  secret: KubeObject | undefined,
+  key: string,
+): Promise<Outcome> {
+  const interval = deps.settings.balanceIntervalMs ?? defaultBalanceIntervalMs;
+  const users = secret === undefined ? [] : book.users(key);
+  const [namespace = "", name = ""] = key.split("/");
+  const resolved = resolveCredentials(namespace, { name }, deps.credentials, secretLookup(deps));
+  if (secret === undefined || users.length === 0 || !resolved.ok) {
+    book.delete(key);
+    return Outcome.done();
+  }
+  let entry: BalanceEntry;
+  try {
+    const { client, me } = await deps.hosting.connect(resolved.credentials);
+    if (!grants(me.apiKey?.scopes ?? [], "billing:read")) {
+      book.delete(key);
+      return Outcome.requeueAfter(interval);
+    }
+    const known = book.get(key);
+    entry = known ?? { credential: client.credentialId, balance: undefined, askedAt: undefined, low: false };
+    const now = deps.now();
+    if (entry.askedAt === undefined || now - entry.askedAt >= interval) {
+      entry = { ...entry, askedAt: now };
+      book.set(key, entry);
+      const read = await client.getBalance({ priority: "background" });
+      entry = { ...entry, balance: { amount: read.balance, currency: read.currency } };
+    }
+  } catch (error) {
+    if (!isHostingError(error)) throw error;
+    deps.logger.warn({ secret: key, code: error.code }, "could not read the balance; trying again later");
+    return Outcome.requeueAfter(interval);
+  }
+  const spend = spendOf(users);
+  const runway = runwayHours(entry.balance, spend);
+  const { low, crossed } = runwayCrossing(entry.low, runway);
+  if (crossed && runway !== undefined) {
+    deps.recorder.record(
+      secret,
+      "Warning",
+      "BalanceRunwayLow",
+      `the balance of credential ${entry.credential} (${entry.balance?.amount} ${entry.balance?.currency}) lasts ` +
+        `${runway.toFixed(1)} h at the ${spend?.amount} ${spend?.currency}/h berth's resources cost, under ${lowRunwayHours} h: add credits before apps are deferred`,
+    );
+  }
+  book.set(key, { ...entry, low });
+  return Outcome.requeueAfter(Math.max(1000, (entry.askedAt ?? deps.now()) + interval - deps.now()));
+}
