@@ -19,7 +19,6 @@ import {
   kubeEventSink,
   Manager,
   type ServerSecurity,
-  selfSignedCertificate,
 } from "../runtime/index.ts";
 import { createHostingMetrics } from "../telemetry/hosting-metrics.ts";
 import type { Logger } from "../telemetry/logger.ts";
@@ -79,7 +78,9 @@ export async function startOperator(
     metrics,
     ...(config.healthAddr === "" ? {} : { healthAddr: config.healthAddr }),
     ...(config.metricsAddr === "" ? {} : { metricsAddr: config.metricsAddr }),
-    ...(config.metricsAddr !== "" && config.metricsSecure ? { metricsSecurity: metricsSecurity(kube) } : {}),
+    ...(config.metricsAddr !== "" && config.metricsSecure
+      ? { metricsSecurity: await metricsSecurity(kube) }
+      : {}),
     ...(config.leaderElect
       ? {
           leaderElection: {
@@ -182,9 +183,11 @@ export async function startOperator(
 }
 
 /** HTTPS with a self-signed certificate (Prometheus scrapes with insecureSkipVerify), for allowed tokens only. */
-function metricsSecurity(kube: KubeClient): ServerSecurity {
+async function metricsSecurity(kube: KubeClient): Promise<ServerSecurity> {
+  // Loaded only here: the X.509 library stays out of an operator serving plain metrics.
+  const { selfSignedCertificate } = await import("../runtime/self-signed.ts");
   return {
-    tls: selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
+    tls: await selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
     authorize: kubeAuthorizer(kube),
   };
 }
