@@ -3,6 +3,8 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import { z } from "zod";
 import { type OperatorConfigInput, operatorConfigSchema, startOperator } from "../../operator/index.ts";
 import { createLogger } from "../../telemetry/logger.ts";
+import { registerBuildInfo } from "../../telemetry/metrics.ts";
+import { readBuildInfo } from "../build-info.ts";
 import { booleanish, defineCommand } from "../command.ts";
 import { untilSignal } from "../signals.ts";
 
@@ -110,8 +112,11 @@ export const operatorCommand = defineCommand({
     }),
   async run(config, { stdout }) {
     const logger = createLogger({ level: config.logLevel ?? "info" });
+    const build = readBuildInfo();
+    logger.info(build, "berth operator starting");
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
+    registerBuildInfo(registry, build);
     let lost = false;
     const leadership = Promise.withResolvers<void>();
     const onLeadershipLost = () => {
