@@ -13,6 +13,7 @@ import {
   controllerRateLimiter,
   EventRecorder,
   HeapTrimmer,
+  type Informer,
   KubeClient,
   KubeconfigSource,
   kubeAuthorizer,
@@ -26,6 +27,7 @@ import { createMetrics } from "../telemetry/metrics.ts";
 import { type OperatorConfigInput, operatorConfigSchema } from "./config.ts";
 import { controllers } from "./controllers.ts";
 import { InformerSet } from "./informers.ts";
+import { preflight, StartupError } from "./preflight.ts";
 import { Shard } from "./shard.ts";
 
 export interface OperatorDeps {
@@ -70,6 +72,14 @@ export async function startOperator(
     deps.kubeConfig ??
       (await KubeconfigSource.load(config.kubeconfig === undefined ? {} : { path: config.kubeconfig })),
   );
+  await preflight(kube, {
+    logger,
+    plurals: controllers.map((c) => c.type.plural),
+    timeoutMs: config.startTimeout,
+  }).catch(async (error: unknown) => {
+    await kube.close();
+    throw error;
+  });
   const metrics = createMetrics(registry);
   const identity = `${hostname()}-${process.pid}`;
   const shard = new Shard(config.watchLabelSelector);
@@ -169,7 +179,9 @@ export async function startOperator(
     },
     "operator started",
   );
-  const ready = Promise.all(informers.all().map((i) => i.waitForSync())).then(() => undefined);
+  const ready = synced(informers.all(), config.startTimeout);
+  // Handled here too: a caller that stops before awaiting `ready` must not leave an unhandled rejection.
+  ready.catch(() => undefined);
   return {
     ready,
     addresses: manager.addresses,
@@ -190,4 +202,26 @@ async function metricsSecurity(kube: KubeClient): Promise<ServerSecurity> {
     tls: await selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
     authorize: kubeAuthorizer(kube),
   };
+}
+
+/** Every informer synced, or a StartupError naming those that did not within `timeoutMs` (controller-runtime's CacheSyncTimeout). */
+async function synced(all: readonly Informer[], timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const waiting = all.filter((i) => !i.hasSynced()).map((i) => i.type.plural);
+      reject(
+        new StartupError(
+          "caches_not_synced",
+          `the caches of ${waiting.join(", ")} did not sync within ${Math.round(timeoutMs / 1000)}s; the warnings above say why (often RBAC: kubectl auth can-i list ${waiting[0] ?? "secrets"} --as=<the operator's service account>)`,
+        ),
+      );
+    }, timeoutMs);
+    timer.unref();
+  });
+  try {
+    await Promise.race([Promise.all(all.map((i) => i.waitForSync())), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
