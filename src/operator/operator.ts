@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
+import { group } from "../api/meta.ts";
 import { type ControllerSettings, defaultSettings } from "../controllers/shared/deps.ts";
 import { HostingAccess } from "../controllers/shared/hosting-access.ts";
 import { IdentityCache } from "../controllers/shared/identity.ts";
@@ -39,6 +40,8 @@ export interface OperatorDeps {
   hosting?: Pick<HostingClientCacheOptions, "limits" | "limiterTuning" | "clock" | "backoff">;
   /** Poll and retry timings (defaults suit the real service). */
   settings?: Partial<Omit<ControllerSettings, "driftIntervalMs">>;
+  /** The running build's version, named when the operator refuses older CRDs. */
+  version?: string;
   /** Leadership was lost and controllers stopped: the CLI exits so a fresh process campaigns again. */
   onLeadershipLost?: () => void;
 }
@@ -74,7 +77,8 @@ export async function startOperator(
   );
   await preflight(kube, {
     logger,
-    plurals: controllers.map((c) => c.type.plural),
+    plurals: controllers.filter((c) => c.type.group === group).map((c) => c.type.plural),
+    version: deps.version ?? "(development)",
     timeoutMs: config.startTimeout,
   }).catch(async (error: unknown) => {
     await kube.close();

@@ -1,12 +1,17 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { z } from "zod";
-import { apiVersion } from "../api/meta.ts";
+import { apiVersion, crdRevision, crdRevisionLabel, group } from "../api/meta.ts";
 import { KubeApiError, type KubeClient } from "../runtime/index.ts";
 import type { Logger } from "../telemetry/logger.ts";
 
 /** Why the operator cannot start, in one line that says what to fix. */
 export class StartupError extends Error {
-  readonly code: "cluster_unreachable" | "crds_missing" | "access_refused" | "caches_not_synced";
+  readonly code:
+    | "cluster_unreachable"
+    | "crds_missing"
+    | "crds_outdated"
+    | "access_refused"
+    | "caches_not_synced";
 
   constructor(code: StartupError["code"], message: string) {
     super(message);
@@ -19,6 +24,8 @@ export interface PreflightOptions {
   logger: Logger;
   /** Resource plurals the operator reconciles (apps, grids, …). */
   plurals: readonly string[];
+  /** This operator's version, named when it refuses older CRDs. */
+  version: string;
   /** How long an unreachable API server is retried before giving up. */
   timeoutMs: number;
   now?: () => number;
@@ -27,6 +34,10 @@ export interface PreflightOptions {
 const resourceListSchema = z.object({ resources: z.array(z.object({ name: z.string() })) });
 
 const installCrds = "install them: kubectl apply --server-side -f crds/ (or deploy/crds, or the Helm chart)";
+
+const crdSchema = z.object({
+  metadata: z.object({ name: z.string(), labels: z.record(z.string(), z.string()).optional() }),
+});
 
 /**
  * Before any informer starts: the API server answers (retried with backoff up to `timeoutMs`, then
@@ -37,9 +48,33 @@ export async function preflight(kube: KubeClient, options: PreflightOptions): Pr
   const served = new Set(resources.map((r) => r.name));
   const missing = options.plurals.filter((plural) => !served.has(plural));
   if (missing.length > 0) {
-    const names = missing.map((plural) => `${plural}.${apiVersion.split("/")[0]}`).join(", ");
+    const names = missing.map((plural) => `${plural}.${group}`).join(", ");
     throw new StartupError("crds_missing", `the berth CRDs of ${names} are not installed; ${installCrds}`);
   }
+  await refuseOlderCrds(kube, options);
+}
+
+/**
+ * Every berth CRD must carry at least this operator's `crdRevision`: on an older schema the
+ * apiserver silently prunes status fields it writes (its exactly-once markers among them).
+ */
+async function refuseOlderCrds(kube: KubeClient, options: PreflightOptions): Promise<void> {
+  const older: string[] = [];
+  let lowest = Number.POSITIVE_INFINITY;
+  for (const plural of options.plurals) {
+    const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${plural}.${group}`;
+    const crd = crdSchema.parse(await readCrd(kube, path));
+    const label = Number(crd.metadata.labels?.[crdRevisionLabel] ?? "0");
+    const revision = Number.isInteger(label) ? label : 0;
+    if (revision >= crdRevision) continue;
+    older.push(crd.metadata.name);
+    lowest = Math.min(lowest, revision);
+  }
+  if (older.length === 0) return;
+  throw new StartupError(
+    "crds_outdated",
+    `the berth CRDs ${older.join(", ")} are revision ${lowest}, older than revision ${crdRevision} that berth ${options.version} needs; update them: kubectl apply --server-side -f crds/ of berth ${options.version} (deploy/crds for kustomize; helm upgrade updates the chart's)`,
+  );
 }
 
 async function discover(kube: KubeClient, options: PreflightOptions): Promise<{ name: string }[]> {
@@ -80,4 +115,16 @@ async function discover(kube: KubeClient, options: PreflightOptions): Promise<{ 
 
 function retriable(error: KubeApiError): boolean {
   return error.code === "transport" || error.code === "server_error" || error.code === "too_many_requests";
+}
+
+async function readCrd(kube: KubeClient, path: string): Promise<unknown> {
+  try {
+    return await kube.call("GET", path, { timeoutMs: 10_000 });
+  } catch (error) {
+    if (!(error instanceof KubeApiError) || error.code !== "forbidden") throw error;
+    throw new StartupError(
+      "access_refused",
+      `berth may not read its CRDs to check their revision (${error.message}); apply this release's RBAC (it grants get on the berth CRDs)`,
+    );
+  }
 }

@@ -1,9 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { crdDirectory } from "../../src/api/crd/files.ts";
+import { installCrds } from "../../src/api/install.ts";
 import { type ControlPlane, startControlPlane } from "../../src/control-plane/control-plane.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
 
@@ -14,7 +17,7 @@ interface Exit {
 }
 
 /** `berth operator` as a user starts it, with no BERTH_* or KUBECONFIG from this shell. */
-async function runOperator(args: string[], env: Record<string, string> = {}): Promise<Exit> {
+async function runOperator(args: string[], env: Record<string, string> = {}, stopOn?: RegExp): Promise<Exit> {
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith("BERTH_") && name !== "KUBECONFIG"),
   );
@@ -22,11 +25,15 @@ async function runOperator(args: string[], env: Record<string, string> = {}): Pr
   const child = spawn(
     process.execPath,
     ["src/main.ts", "operator", "--metrics-addr=", "--health-addr=", ...args],
-    { env: { ...clean, ...env }, stdio: ["ignore", "ignore", "pipe"] },
+    { env: { ...clean, ...env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
+  });
+  // Once it says it runs (its signal handlers are in place), stop it as Kubernetes would.
+  child.stdout.on("data", (chunk: Buffer) => {
+    if (stopOn?.test(chunk.toString())) child.kill("SIGTERM");
   });
   const killer = setTimeout(() => child.kill("SIGKILL"), 40_000);
   const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
@@ -120,6 +127,34 @@ describe("berth operator that cannot work exits at once with one line saying wha
         "berth operator: the berth CRDs are not installed (the API server does not serve berth.dev/v1alpha1); install them: kubectl apply --server-side -f crds/ (or deploy/crds, or the Helm chart)",
       ]);
       expect(exit.ms).toBeLessThan(20_000);
+    });
+
+    it("refuses CRDs of an older revision, naming both and the command that updates them", async () => {
+      // The CRDs as a release before revision labels wrote them.
+      const older = path.join(dir, "older-crds");
+      await mkdir(older);
+      for (const name of await readdir(crdDirectory)) {
+        const text = await readFile(path.join(crdDirectory, name), "utf8");
+        await writeFile(path.join(older, name), text.replace(/^\s+berth\.dev\/crd-revision: .*\n/m, ""));
+      }
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(cluster.kubeconfigPath);
+      await installCrds(kubeConfig, { directory: older });
+      const exit = await runOperator(["--kubeconfig", cluster.kubeconfigPath]);
+      expect(exit.code).toBe(1);
+      const version = JSON.parse(await readFile("package.json", "utf8")).version;
+      expect(plainLines(exit.stderr)).toEqual([
+        `berth operator: the berth CRDs projects.berth.dev, apps.berth.dev, grids.berth.dev, serverorders.berth.dev are revision 0, older than revision 1 that berth ${version} needs; update them: kubectl apply --server-side -f crds/ of berth ${version} (deploy/crds for kustomize; helm upgrade updates the chart's)`,
+      ]);
+
+      await installCrds(kubeConfig);
+      const current = await runOperator(
+        ["--kubeconfig", cluster.kubeconfigPath],
+        {},
+        /berth operator running/,
+      );
+      expect(current.stderr).toContain('"msg":"operator started"');
+      expect(current.code).toBe(0);
     });
   });
 });

@@ -128,7 +128,12 @@ export const operatorCommand = defineCommand({
       lost = true;
       leadership.resolve();
     };
-    const operator = await startOperator(config, { logger, registry, onLeadershipLost });
+    const operator = await startOperator(config, {
+      logger,
+      registry,
+      onLeadershipLost,
+      version: build.version,
+    });
     try {
       await operator.ready;
     } catch (error) {
