@@ -12,7 +12,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+# The commit `berth --version`, the first log line and berth_build_info report:
+# `docker build --build-arg COMMIT=$(git rev-parse --short=12 HEAD) …`.
+ARG COMMIT=""
+RUN npm run build && printf '{"commit":"%s"}\n' "$COMMIT" > dist/build-info.json
 
 # Production dependencies only, without type declarations and source maps (half their size).
 FROM node:${NODE_VERSION}-bookworm-slim AS dependencies

@@ -25,7 +25,7 @@ export function generateHelmFiles(deployDirectory: string): DeployFile[] {
   return [
     { path: `${chart}/Chart.yaml`, content: header("package.json") + stringify(chartYaml()) },
     { path: `${chart}/templates/rbac.yaml`, content: header("src/operator/permissions.ts") + rbacTemplate() },
-    ...generateCrdFiles().map((file) => ({ path: `${chart}/crds/${file.fileName}`, content: file.content })),
+    { path: `${chart}/templates/crds.yaml`, content: header("src/api") + crdTemplate() },
     {
       path: `${chart}/files/prometheus-rules.yaml`,
       content:
@@ -52,14 +52,21 @@ function chartYaml() {
   };
 }
 
-/** The rules of a scope as YAML list items, each under a comment with its reason. */
-function rules(...scopes: Permission["scope"][]): string {
-  const selected = permissions.filter((p) => scopes.includes(p.scope));
+/**
+ * The rules of a scope as YAML list items, each under a comment with its reason; `metrics`: only
+ * those for secure metrics (true), or only the others (false).
+ */
+function rules(scope: Permission["scope"], metrics?: boolean): string {
+  const selected = permissions.filter(
+    (p) => p.scope === scope && (metrics === undefined || (p.metricsOnly === true) === metrics),
+  );
   const document = new Document(
     selected.map(({ apiGroups, resources, resourceNames, verbs }) => ({
       apiGroups,
       resources,
-      ...(resourceNames === undefined ? {} : { resourceNames }),
+      ...(resourceNames === undefined
+        ? {}
+        : { resourceNames: resources.includes("leases") ? leases : resourceNames }),
       verbs,
     })),
   );
@@ -68,10 +75,11 @@ function rules(...scopes: Permission["scope"][]): string {
     if (isMap(item)) item.commentBefore = ` ${selected[i]?.why ?? ""}`;
   });
   // A shard's Lease is named after its selector: the chart lists every shard's.
-  return document
-    .toString({ lineWidth: 0 })
-    .replace(/resourceNames:\n(\s+- .*\n)+/g, 'resourceNames: {{ include "berth.leaseNames" $ }}\n');
+  return document.toString({ lineWidth: 0 }).replaceAll(leases, '{{ include "berth.leaseNames" $ }}');
 }
+
+/** Stands in for the Lease names, which the chart computes from its shards. */
+const leases = "LEASE_NAMES";
 
 function role(kind: string, name: string, namespace: string | undefined, body: string): string {
   return [
@@ -125,12 +133,10 @@ function rbacTemplate(): string {
 ${role("Role", "operator", "{{ . }}", `rules:\n${rules("watched")}`)}
 ${binding("RoleBinding", "operator", "{{ . }}")}
 {{- end }}
-{{- if .Values.metrics.secure }}
-${role("ClusterRole", "metrics-auth", undefined, `rules:\n${rules("cluster")}`)}
-${binding("ClusterRoleBinding", "metrics-auth")}
-{{- end }}
+${role("ClusterRole", "operator-cluster", undefined, `rules:\n${rules("cluster", false)}{{- if .Values.metrics.secure }}\n${rules("cluster", true)}{{- end }}`)}
+${binding("ClusterRoleBinding", "operator-cluster")}
 {{- else }}
-${role("ClusterRole", "operator", undefined, `rules:\n${rules("watched")}{{- if .Values.metrics.secure }}\n${rules("cluster")}{{- end }}`)}
+${role("ClusterRole", "operator", undefined, `rules:\n${rules("watched")}${rules("cluster", false)}{{- if .Values.metrics.secure }}\n${rules("cluster", true)}{{- end }}`)}
 ${binding("ClusterRoleBinding", "operator")}
 {{- end }}
 {{- if .Values.leaderElection.enabled }}
@@ -143,4 +149,17 @@ ${userRole("edit", ["admin", "edit"], ["get", "list", "watch", "create", "update
 ${userRole("view", ["view"], ["get", "list", "watch"])}
 {{- end }}
 `;
+}
+
+/**
+ * The CRDs as a template, not in crds/ (which Helm installs once and never upgrades): `helm upgrade`
+ * updates them with the operator. Kept on uninstall, so deleting the release never deletes resources.
+ */
+function crdTemplate(): string {
+  const documents = generateCrdFiles().map((file) => {
+    const manifest = parse(file.content) as { metadata: { annotations?: Record<string, string> } };
+    manifest.metadata.annotations = { "helm.sh/resource-policy": "keep" };
+    return stringify(manifest, { lineWidth: 0, version: "1.1" });
+  });
+  return `{{- if .Values.crds.install }}\n---\n${documents.join("---\n")}{{- end }}\n`;
 }

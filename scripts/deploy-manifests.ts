@@ -56,9 +56,9 @@ function namespacedRbacFile(): DeployFile {
     role("Role", "berth-operator", rulesIn("watched")),
     binding("RoleBinding", "berth-operator"),
     ...leaderElectionRole(),
-    // TokenReview and SubjectAccessReview are cluster-scoped: no Role can grant them.
-    role("ClusterRole", "berth-metrics-auth", rulesIn("cluster")),
-    binding("ClusterRoleBinding", "berth-metrics-auth"),
+    // Reading the CRDs, TokenReviews and SubjectAccessReviews are cluster-scoped: no Role can grant them.
+    role("ClusterRole", "berth-operator-cluster", rulesIn("cluster")),
+    binding("ClusterRoleBinding", "berth-operator-cluster"),
     metricsReader(),
   ]);
 }

@@ -12,7 +12,8 @@ for (const file of files) {
 }
 // A kind that was removed or renamed must not leave its old CRD copy behind.
 const current = new Set(files.map((file) => file.path));
-for (const folder of ["crds", "helm/berth/crds"]) {
+await rm(path.join(deployDirectory, "helm/berth/crds"), { recursive: true, force: true });
+for (const folder of ["crds"]) {
   for (const name of await readdir(path.join(deployDirectory, folder))) {
     if (!current.has(`${folder}/${name}`)) {
       await rm(path.join(deployDirectory, folder, name));

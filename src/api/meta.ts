@@ -4,6 +4,14 @@ export const group = "berth.dev";
 export const version = "v1alpha1";
 export const apiVersion = `${group}/${version}`;
 
+/**
+ * The revision of the CRD schemas, on every generated CRD as the label `crdRevisionLabel`. Raise it
+ * whenever a generated schema changes (src/api/crd/revision.test.ts fails until you do): an operator
+ * refuses to start on CRDs of a lower revision, whose apiserver would prune the fields it writes.
+ */
+export const crdRevision = 1;
+export const crdRevisionLabel = "berth.dev/crd-revision";
+
 /** `kubectl get berth` lists every kind. */
 export const category = "berth";
 

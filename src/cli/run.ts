@@ -1,3 +1,4 @@
+import { readBuildInfo, versionLine } from "./build-info.ts";
 import { type AnyCommand, type CommandContext, envName, parseConfig, UsageError } from "./command.ts";
 
 /**
@@ -26,6 +27,10 @@ export async function runCli(
     context.stdout.write(await usage());
     return name === undefined ? 2 : 0;
   }
+  if (name === "--version" || name === "version") {
+    context.stdout.write(`${versionLine(readBuildInfo())}\n`);
+    return 0;
+  }
   const command = await findCommand(name);
   if (command === undefined) {
     context.stderr.write(`berth: unknown command "${name}"\n\n${await usage()}`);
@@ -53,7 +58,7 @@ async function usage(): Promise<string> {
   const all = await Promise.all(Object.values(commands).map((load) => load()));
   const width = Math.max(...all.map((c) => c.name.length));
   const lines = all.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return `Usage: berth <command> [flags]\n\nCommands:\n${lines.join("\n")}\n\nRun "berth <command> --help" for its flags.\n`;
+  return `Usage: berth <command> [flags]\n\nCommands:\n${lines.join("\n")}\n\nRun "berth <command> --help" for its flags, "berth --version" for the build.\n`;
 }
 
 function commandUsage(command: AnyCommand): string {

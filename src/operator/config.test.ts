@@ -18,6 +18,7 @@ describe("operator configuration", () => {
       resourceBudgetShare: 0.2,
       shutdownGrace: 20_000,
       stuckAfter: 300_000,
+      startTimeout: 60_000,
       logLevel: "info",
     });
   });

@@ -86,6 +86,8 @@ export const operatorConfigSchema = z.object({
   shutdownGrace: duration.prefault("20s"),
   /** /healthz fails when a controller's keys wait and its workers took or finished nothing for this long. */
   stuckAfter: duration.prefault("5m"),
+  /** How long start-up waits for the API server and for the caches to sync before it gives up. */
+  startTimeout: duration.prefault("1m"),
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

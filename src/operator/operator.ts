@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
+import { group } from "../api/meta.ts";
 import { type ControllerSettings, defaultSettings } from "../controllers/shared/deps.ts";
 import { HostingAccess } from "../controllers/shared/hosting-access.ts";
 import { IdentityCache } from "../controllers/shared/identity.ts";
@@ -13,13 +14,13 @@ import {
   controllerRateLimiter,
   EventRecorder,
   HeapTrimmer,
+  type Informer,
   KubeClient,
   KubeconfigSource,
   kubeAuthorizer,
   kubeEventSink,
   Manager,
   type ServerSecurity,
-  selfSignedCertificate,
 } from "../runtime/index.ts";
 import { createCostMetrics } from "../telemetry/cost-metrics.ts";
 import { createHostingMetrics } from "../telemetry/hosting-metrics.ts";
@@ -28,6 +29,7 @@ import { createMetrics } from "../telemetry/metrics.ts";
 import { type OperatorConfigInput, operatorConfigSchema } from "./config.ts";
 import { controllers } from "./controllers.ts";
 import { InformerSet } from "./informers.ts";
+import { preflight, StartupError } from "./preflight.ts";
 import { Shard } from "./shard.ts";
 
 export interface OperatorDeps {
@@ -39,6 +41,8 @@ export interface OperatorDeps {
   hosting?: Pick<HostingClientCacheOptions, "limits" | "limiterTuning" | "clock" | "backoff">;
   /** Poll and retry timings (defaults suit the real service). */
   settings?: Partial<Omit<ControllerSettings, "driftIntervalMs">>;
+  /** The running build's version, named when the operator refuses older CRDs. */
+  version?: string;
   /** Leadership was lost and controllers stopped: the CLI exits so a fresh process campaigns again. */
   onLeadershipLost?: () => void;
 }
@@ -72,6 +76,15 @@ export async function startOperator(
     deps.kubeConfig ??
       (await KubeconfigSource.load(config.kubeconfig === undefined ? {} : { path: config.kubeconfig })),
   );
+  await preflight(kube, {
+    logger,
+    plurals: controllers.filter((c) => c.type.group === group).map((c) => c.type.plural),
+    version: deps.version ?? "(development)",
+    timeoutMs: config.startTimeout,
+  }).catch(async (error: unknown) => {
+    await kube.close();
+    throw error;
+  });
   const metrics = createMetrics(registry);
   const identity = `${hostname()}-${process.pid}`;
   const shard = new Shard(config.watchLabelSelector);
@@ -80,7 +93,9 @@ export async function startOperator(
     metrics,
     ...(config.healthAddr === "" ? {} : { healthAddr: config.healthAddr }),
     ...(config.metricsAddr === "" ? {} : { metricsAddr: config.metricsAddr }),
-    ...(config.metricsAddr !== "" && config.metricsSecure ? { metricsSecurity: metricsSecurity(kube) } : {}),
+    ...(config.metricsAddr !== "" && config.metricsSecure
+      ? { metricsSecurity: await metricsSecurity(kube) }
+      : {}),
     ...(config.leaderElect
       ? {
           leaderElection: {
@@ -171,7 +186,9 @@ export async function startOperator(
     },
     "operator started",
   );
-  const ready = Promise.all(informers.all().map((i) => i.waitForSync())).then(() => undefined);
+  const ready = synced(informers.all(), config.startTimeout);
+  // Handled here too: a caller that stops before awaiting `ready` must not leave an unhandled rejection.
+  ready.catch(() => undefined);
   return {
     ready,
     addresses: manager.addresses,
@@ -185,9 +202,33 @@ export async function startOperator(
 }
 
 /** HTTPS with a self-signed certificate (Prometheus scrapes with insecureSkipVerify), for allowed tokens only. */
-function metricsSecurity(kube: KubeClient): ServerSecurity {
+async function metricsSecurity(kube: KubeClient): Promise<ServerSecurity> {
+  // Loaded only here: the X.509 library stays out of an operator serving plain metrics.
+  const { selfSignedCertificate } = await import("../runtime/self-signed.ts");
   return {
-    tls: selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
+    tls: await selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
     authorize: kubeAuthorizer(kube),
   };
+}
+
+/** Every informer synced, or a StartupError naming those that did not within `timeoutMs` (controller-runtime's CacheSyncTimeout). */
+async function synced(all: readonly Informer[], timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const waiting = all.filter((i) => !i.hasSynced()).map((i) => i.type.plural);
+      reject(
+        new StartupError(
+          "caches_not_synced",
+          `the caches of ${waiting.join(", ")} did not sync within ${Math.round(timeoutMs / 1000)}s; the warnings above say why (often RBAC: kubectl auth can-i list ${waiting[0] ?? "secrets"} --as=<the operator's service account>)`,
+        ),
+      );
+    }, timeoutMs);
+    timer.unref();
+  });
+  try {
+    await Promise.race([Promise.all(all.map((i) => i.waitForSync())), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -17,6 +17,8 @@ export interface Permission {
    * cluster-scoped APIs, always a ClusterRole.
    */
   scope: "watched" | "operator-namespace" | "cluster";
+  /** Only for HTTPS metrics (`--metrics-secure`): the chart leaves it out otherwise. */
+  metricsOnly?: true;
   /** Why the operator needs it; written beside the rule in the generated manifest. */
   why: string;
 }
@@ -89,10 +91,19 @@ export const permissions: readonly Permission[] = [
     why: "leader election: create the Lease on first start (create cannot be limited by name)",
   },
   {
+    apiGroups: ["apiextensions.k8s.io"],
+    resources: ["customresourcedefinitions"],
+    verbs: ["get"],
+    resourceNames: plurals.map((plural) => `${plural}.${group}`),
+    scope: "cluster",
+    why: "at start, read the berth CRDs' revision label and refuse CRDs older than this operator needs",
+  },
+  {
     apiGroups: ["authentication.k8s.io"],
     resources: ["tokenreviews"],
     verbs: ["create"],
     scope: "cluster",
+    metricsOnly: true,
     why: "secure metrics: check the bearer token of a /metrics request",
   },
   {
@@ -100,6 +111,7 @@ export const permissions: readonly Permission[] = [
     resources: ["subjectaccessreviews"],
     verbs: ["create"],
     scope: "cluster",
+    metricsOnly: true,
     why: "secure metrics: check that the token's user may get /metrics",
   },
 ];

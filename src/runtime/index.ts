@@ -48,7 +48,7 @@ export {
 export { Outcome } from "./outcome.ts";
 export { AddressError, parseAddress, type ServerSecurity } from "./probes.ts";
 export { controllerRateLimiter, type RateLimiter } from "./rate-limiter.ts";
-export { type Certificate, selfSignedCertificate } from "./self-signed.ts";
+export type { Certificate } from "./self-signed.ts";
 export { patchStatus, type StatusPatchResult } from "./status.ts";
 export { Store, type StoreHandlers } from "./store.ts";
 export { WorkQueue, type WorkQueueOptions } from "./workqueue.ts";

@@ -11,6 +11,9 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { fromHttpsOptions } from "./connection.ts";
 import { type LoadedKubeconfig, type LoadRequest, loadRequestSchema } from "./kubeconfig-protocol.ts";
 
+/** Where a pod's service-account token is mounted: client-node's sign of running in a cluster. */
+const serviceAccountToken = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
 async function load(request: LoadRequest): Promise<LoadedKubeconfig> {
   const { KubeConfig } = await import("@kubernetes/client-node");
   const config = new KubeConfig();
@@ -19,7 +22,12 @@ async function load(request: LoadRequest): Promise<LoadedKubeconfig> {
   // file as kubectl does): made absolute here, and re-read by the operator as it rotates.
   const tokenFiles = new Map<string, string>();
   if (request.inClusterPrefix !== undefined) config.loadFromCluster(request.inClusterPrefix);
-  else if (files.length === 0) config.loadFromDefault();
+  else if (files.length === 0 && !existsSync(serviceAccountToken)) {
+    // client-node would fall back to http://localhost:8080 and fail later with a riddle.
+    throw new Error(
+      "none found: pass --kubeconfig FILE (or BERTH_KUBECONFIG), set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account",
+    );
+  } else if (files.length === 0) config.loadFromDefault();
   files.forEach((file, i) => {
     const one = i === 0 ? config : new KubeConfig();
     one.loadFromString(stringifyYaml(withAbsoluteTokenFiles(file, tokenFiles)));

@@ -128,12 +128,13 @@ export class Reflector {
         }
         this.#options.metrics.restarts.inc({ resource: this.#label });
         if (error instanceof SilentWatchError) {
-          logger.warn({ resource: this.#label }, "watch silent past its bound; restarting it");
+          logger.warn("watch silent past its bound; restarting it");
           continue;
         }
         const wait = this.#backoff.next();
+        // The logger already names the resource; the message alone (pino's err would repeat it via its cause).
         logger.warn(
-          { resource: this.#label, err: error, retryInMs: Math.round(wait) },
+          { error: errorText(error), retryInMs: Math.round(wait) },
           "list/watch failed; retrying after backoff",
         );
         await delay(wait, this.#stopping.signal);
@@ -142,7 +143,7 @@ export class Reflector {
   }
 
   #expire(): void {
-    this.#options.logger.info({ resource: this.#label }, "resourceVersion expired (410 Gone); relisting");
+    this.#options.logger.info("resourceVersion expired (410 Gone); relisting");
     this.#resourceVersion = undefined;
   }
 
@@ -280,4 +281,8 @@ export function stripForCache(object: KubeObject): KubeObject {
   }
   object.metadata = metadata;
   return object;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -202,3 +202,17 @@ export function createWatchMetrics(registry: Registry): WatchMetrics {
     }),
   };
 }
+
+/** `berth_build_info{version,commit,node} 1`, as Prometheus' own build_info: join on it to see what runs where. */
+export function registerBuildInfo(
+  registry: Registry,
+  info: { version: string; commit: string; node: string },
+): void {
+  const gauge = new Gauge({
+    name: "berth_build_info",
+    help: "The berth build that runs: version, commit and Node.js version; always 1",
+    labelNames: ["version", "commit", "node"],
+    registers: [registry],
+  });
+  gauge.set(info, 1);
+}

@@ -13,7 +13,7 @@ describe("generated files in deploy/", () => {
     expect(onDisk, `deploy/${file} is out of date with its source: ${fix}`).toBe(content);
   });
 
-  it.each(["crds", "helm/berth/crds"])("deploy/%s holds exactly the generated CRDs", async (folder) => {
+  it.each(["crds"])("deploy/%s holds exactly the generated CRDs", async (folder) => {
     const expected = generated
       .filter((f) => f.path.startsWith(`${folder}/`))
       .map((f) => f.path.slice(folder.length + 1));

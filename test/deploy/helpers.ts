@@ -82,9 +82,27 @@ export async function applyForReal(yaml: string): Promise<void> {
  * `kubectl kustomize` of a folder under deploy/ moved into `namespace` the way deploy/README.md
  * tells users to (a NamespaceTransformer that also moves the bindings' subjects).
  */
-export async function renderInNamespace(folder: string, namespace: string): Promise<Manifest[]> {
+/**
+ * The folder under an overlay of one's own that moves it to `namespace`; `perInstall` also names its
+ * cluster-scoped objects after the namespace, as deploy/README.md tells a second install to.
+ */
+export async function renderInNamespace(
+  folder: string,
+  namespace: string,
+  perInstall = false,
+): Promise<Manifest[]> {
   const dir = await mkdtemp(path.join(tmpdir(), "berth-kustomize-"));
   try {
+    const suffix = {
+      apiVersion: "builtin",
+      kind: "PrefixSuffixTransformer",
+      metadata: { name: "per-install" },
+      suffix: `-${namespace}`,
+      fieldSpecs: [
+        { kind: "ClusterRole", path: "metadata/name" },
+        { kind: "ClusterRoleBinding", path: "metadata/name" },
+      ],
+    };
     const kustomization = {
       resources: [path.relative(dir, deployPath(folder))],
       transformers: [
@@ -94,6 +112,7 @@ export async function renderInNamespace(folder: string, namespace: string): Prom
           metadata: { name: "namespace", namespace },
           setRoleBindingSubjects: "allServiceAccounts",
         }),
+        ...(perInstall ? [stringify(suffix)] : []),
       ],
     };
     await writeFile(path.join(dir, "kustomization.yaml"), stringify(kustomization));

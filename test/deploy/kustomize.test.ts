@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { kinds } from "../../src/api/index.ts";
 import { parseConfig } from "../../src/cli/command.ts";
 import { findCommand } from "../../src/cli/run.ts";
 import { Shard } from "../../src/operator/shard.ts";
@@ -108,19 +109,33 @@ describe("deploy/ kustomizations on a real apiserver", () => {
 });
 
 describe("the namespaced and sharded installs", () => {
-  it("namespaced: a Role for berth's resources, only review rights cluster-wide, no CRDs", async () => {
+  it("namespaced: a Role for berth's resources, only review rights and reading its CRDs cluster-wide, no CRDs", async () => {
     const { objects } = await render("overlays/namespaced");
     expect(objects.map((o) => o.kind)).not.toContain("CustomResourceDefinition");
     expect(objects.map((o) => o.kind)).not.toContain("Namespace");
     const role = findObject(objects, "Role", "berth-operator").rules as { resources: string[] }[];
     expect(role.flatMap((rule) => rule.resources)).toContain("apps");
     for (const clusterRole of objects.filter((o) => o.kind === "ClusterRole")) {
-      const rules = clusterRole.rules as { resources?: string[]; nonResourceURLs?: string[] }[];
+      const rules = clusterRole.rules as {
+        resources?: string[];
+        nonResourceURLs?: string[];
+        verbs: string[];
+        resourceNames?: string[];
+      }[];
       const reach = rules.flatMap((rule) => rule.resources ?? rule.nonResourceURLs ?? []);
       expect(reach, clusterRole.metadata.name).toEqual(
         expect.arrayContaining([expect.stringMatching(/^(tokenreviews|subjectaccessreviews|\/metrics)$/)]),
       );
-      for (const item of reach) expect(["tokenreviews", "subjectaccessreviews", "/metrics"]).toContain(item);
+      for (const item of reach) {
+        expect(["tokenreviews", "subjectaccessreviews", "/metrics", "customresourcedefinitions"]).toContain(
+          item,
+        );
+      }
+      // The CRDs: only read, and only berth's.
+      for (const rule of rules.filter((r) => r.resources?.includes("customresourcedefinitions"))) {
+        expect(rule.verbs).toEqual(["get"]);
+        expect(rule.resourceNames).toEqual(kinds.map((kind) => `${kind.names.plural}.berth.dev`));
+      }
     }
     const { container } = podSpec(findObject(objects, "Deployment"));
     expect(container.args).toContain("--namespace=$(POD_NAMESPACE)");

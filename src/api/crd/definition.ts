@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "../errors.ts";
-import { category, group, version } from "../meta.ts";
+import { category, crdRevision, crdRevisionLabel, group, version } from "../meta.ts";
 import type { KindDefinition, PrinterColumn } from "../resource.ts";
 import { type StructuralSchema, toStructural } from "./structural.ts";
 
@@ -39,7 +39,10 @@ export function crdManifest(definition: KindDefinition): CrdManifest {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
-    metadata: { name: `${names.plural}.${group}`, labels: { "app.kubernetes.io/part-of": "berth" } },
+    metadata: {
+      name: `${names.plural}.${group}`,
+      labels: { "app.kubernetes.io/part-of": "berth", [crdRevisionLabel]: String(crdRevision) },
+    },
     spec: {
       group,
       names: {

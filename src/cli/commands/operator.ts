@@ -3,6 +3,8 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import { z } from "zod";
 import { type OperatorConfigInput, operatorConfigSchema, startOperator } from "../../operator/index.ts";
 import { createLogger } from "../../telemetry/logger.ts";
+import { registerBuildInfo } from "../../telemetry/metrics.ts";
+import { readBuildInfo } from "../build-info.ts";
 import { booleanish, defineCommand } from "../command.ts";
 import { untilSignal } from "../signals.ts";
 
@@ -72,6 +74,10 @@ export const operatorCommand = defineCommand({
       description:
         '/healthz fails (the kubelet restarts the pod) when work waits and a controller\'s workers took or finished no reconcile for this long; it also fails when the event loop is blocked over 5 s (default "5m")',
     },
+    "start-timeout": {
+      description:
+        'how long start-up waits for the API server and for the caches to sync; then it exits with the reason (default "1m")',
+    },
     "log-level": { description: "log level: trace, debug, info, warn, error (default info)" },
   },
   config: z
@@ -92,6 +98,7 @@ export const operatorCommand = defineCommand({
       resourceBudgetShare: z.string().optional(),
       shutdownGrace: z.string().optional(),
       stuckAfter: z.string().optional(),
+      startTimeout: z.string().optional(),
       logLevel: z.string().optional(),
     })
     .transform(({ namespace, ...rest }, ctx): OperatorConfigInput => {
@@ -110,16 +117,29 @@ export const operatorCommand = defineCommand({
     }),
   async run(config, { stdout }) {
     const logger = createLogger({ level: config.logLevel ?? "info" });
+    const build = readBuildInfo();
+    logger.info(build, "berth operator starting");
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
+    registerBuildInfo(registry, build);
     let lost = false;
     const leadership = Promise.withResolvers<void>();
     const onLeadershipLost = () => {
       lost = true;
       leadership.resolve();
     };
-    const operator = await startOperator(config, { logger, registry, onLeadershipLost });
-    await operator.ready;
+    const operator = await startOperator(config, {
+      logger,
+      registry,
+      onLeadershipLost,
+      version: build.version,
+    });
+    try {
+      await operator.ready;
+    } catch (error) {
+      await operator.stop();
+      throw error;
+    }
     stdout.write(
       `berth operator running (health ${operator.addresses.health ?? "off"}, metrics ${metricsUrl(operator.addresses.metrics, config.metricsSecure)})\n`,
     );
