@@ -1,4 +1,11 @@
-import { type AnyCommand, type CommandContext, envName, parseConfig, UsageError } from "./command.ts";
+import {
+  type AnyCommand,
+  type CommandContext,
+  closest,
+  envName,
+  parseConfig,
+  UsageError,
+} from "./command.ts";
 
 /**
  * Every built command (one appears here when it works, never as a stub), each loaded only when
@@ -28,7 +35,9 @@ export async function runCli(
   }
   const command = await findCommand(name);
   if (command === undefined) {
-    context.stderr.write(`berth: unknown command "${name}"\n\n${await usage()}`);
+    const near = closest(name, Object.keys(commands));
+    const hint = near === undefined ? 'run "berth --help" for the commands' : `did you mean "berth ${near}"?`;
+    context.stderr.write(`berth: unknown command "${name}"\n${hint}\n`);
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
@@ -39,7 +48,9 @@ export async function runCli(
     return await command.run(parseConfig(command, rest, env), context);
   } catch (error) {
     if (error instanceof UsageError) {
-      context.stderr.write(`berth ${command.name}: ${error.message}\n\n${commandUsage(command)}`);
+      // The error and what to do, not the whole usage: the last line is what a person reads first.
+      const hint = error.hint ?? `run "berth ${command.name} --help" for its flags`;
+      context.stderr.write(`berth ${command.name}: ${error.message}\n${hint}\n`);
       return 2;
     }
     context.stderr.write(
