@@ -8,6 +8,11 @@ export const Reason = {
   ...apiReason,
   /** The service refused the API key (401): expired, revoked or mistyped. */
   CredentialsRejected: "CredentialsRejected",
+  /**
+   * `GET /me` answered 404: the base URL is not the API's (e.g. it lacks `/v1`), which is told apart
+   * from an object that is gone (ExternalNotFound).
+   */
+  WrongBaseUrl: "WrongBaseUrl",
   /** The account is frozen: the service refuses every change. */
   AccountFrozen: "AccountFrozen",
   /**
