@@ -13,6 +13,11 @@ export const Reason = {
    * from an object that is gone (ExternalNotFound).
    */
   WrongBaseUrl: "WrongBaseUrl",
+  /**
+   * Reconciling: the resource spent its share of its key's budget without progress, so berth waits
+   * (the message says until when) before calling again; a change of it or its Secret ends the wait.
+   */
+  BudgetCapped: "BudgetCapped",
   /** The account is frozen: the service refuses every change. */
   AccountFrozen: "AccountFrozen",
   /**
