@@ -207,4 +207,20 @@ export const serverOrderKind: KindDefinition = {
     "An order for dedicated servers at the container hosting service: estimated first, placed only when approved.",
   schema: serverOrderSchema,
   externalId: { jsonPath: ".status.orderId", description: "ID of the order at the hosting service." },
+  wideColumns: [
+    { name: "COUNT", type: "integer", jsonPath: ".spec.count", description: "Servers ordered." },
+    { name: "POWER", type: "string", jsonPath: ".spec.power", description: "Power state asked for." },
+    {
+      name: "HOURLY",
+      type: "string",
+      jsonPath: ".status.estimate.hourlyCost",
+      description: "The service's estimate of the hourly cost of all the servers.",
+    },
+    {
+      name: "CURRENCY",
+      type: "string",
+      jsonPath: ".status.estimate.currency",
+      description: "Currency of HOURLY.",
+    },
+  ],
 };

@@ -26,6 +26,7 @@ export interface CrdManifest {
       storage: boolean;
       subresources: { status: Record<string, never> };
       additionalPrinterColumns: PrinterColumn[];
+      selectableFields: { jsonPath: string }[];
       schema: { openAPIV3Schema: StructuralSchema };
     }[];
   };
@@ -58,6 +59,11 @@ export function crdManifest(definition: KindDefinition): CrdManifest {
           storage: true,
           subresources: { status: {} },
           additionalPrinterColumns: printerColumns(definition),
+          selectableFields: [".spec.credentialsRef.name", ...(definition.references ?? [])].map(
+            (jsonPath) => ({
+              jsonPath,
+            }),
+          ),
           schema: { openAPIV3Schema: openApiSchema(definition) },
         },
       ],
@@ -87,6 +93,7 @@ function printerColumns(definition: KindDefinition): PrinterColumn[] {
       jsonPath: ".metadata.creationTimestamp",
       description: "Time since creation.",
     },
+    ...(definition.wideColumns ?? []).map((column) => ({ ...column, priority: 1 })),
   ];
 }
 
