@@ -6,6 +6,8 @@ export interface Flag {
   description: string;
   type?: "string" | "boolean";
   multiple?: boolean;
+  /** A one-letter alias, e.g. `n` for `-n` (as kubectl's `-n` for `--namespace`). */
+  short?: string;
 }
 
 export interface CommandContext {
@@ -17,6 +19,8 @@ export interface Command<S extends z.ZodType = z.ZodType> {
   name: string;
   summary: string;
   flags: Record<string, Flag>;
+  /** Arguments that are not flags (e.g. `app/web`), named for the usage; they reach the config as `args`. */
+  positionals?: string;
   /** Turns the raw flag values (strings, booleans, string arrays) into the command's config. */
   config: S;
   run(config: z.output<S>, context: CommandContext): Promise<number>;
@@ -72,6 +76,7 @@ function refuseUnknownFlags(command: Command, argv: string[]): void {
     if (arg === "--") return;
     const name = /^--?([^=]+)/.exec(arg)?.[1];
     if (name === undefined || Object.hasOwn(command.flags, name)) continue;
+    if (!arg.startsWith("--") && Object.values(command.flags).some((flag) => flag.short === name)) continue;
     const near = closest(name, Object.keys(command.flags));
     throw new UsageError(
       `unknown flag ${arg.split("=")[0]}`,
@@ -95,7 +100,11 @@ export function parseConfig<S extends z.ZodType>(
   const options = Object.fromEntries(
     Object.entries(command.flags).map(([name, flag]) => [
       name,
-      { type: flag.type ?? "string", multiple: flag.multiple ?? false },
+      {
+        type: flag.type ?? "string",
+        multiple: flag.multiple ?? false,
+        ...(flag.short === undefined ? {} : { short: flag.short }),
+      },
     ]),
   );
   refuseUnknownFlags(command as unknown as Command, argv);
@@ -108,12 +117,14 @@ export function parseConfig<S extends z.ZodType>(
     return false;
   });
   let values: Record<string, unknown>;
+  let positionals: string[];
   try {
-    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+    const allowPositionals = command.positionals !== undefined;
+    ({ values, positionals } = parseArgs({ args, options, strict: true, allowPositionals }));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const raw: Record<string, unknown> = {};
+  const raw: Record<string, unknown> = command.positionals === undefined ? {} : { args: positionals };
   for (const [name, flag] of Object.entries(command.flags)) {
     const fromEnv = env[envName(name)];
     const value =

@@ -16,6 +16,7 @@ const commands: Record<string, () => Promise<AnyCommand>> = {
   simulator: async () => (await import("./commands/simulator.ts")).simulatorCommand,
   "control-plane": async () => (await import("./commands/control-plane.ts")).controlPlaneCommand,
   dev: async () => (await import("./commands/dev.ts")).devCommand,
+  trace: async () => (await import("./commands/trace.ts")).traceCommand,
 };
 
 /** The command of that name, loaded; undefined when there is none. */
@@ -71,7 +72,9 @@ function commandUsage(command: AnyCommand): string {
   const lines = Object.entries(command.flags).map(([flag, spec]) => {
     const value = spec.type === "boolean" ? "" : " VALUE";
     const repeat = spec.multiple ? " (repeatable)" : "";
-    return `  --${flag}${value}\n      ${spec.description}${repeat} [env ${envName(flag)}]`;
+    const short = spec.short === undefined ? "" : `-${spec.short}, `;
+    return `  ${short}--${flag}${value}\n      ${spec.description}${repeat} [env ${envName(flag)}]`;
   });
-  return `Usage: berth ${command.name} [flags]\n\n${command.summary}\n\nFlags:\n${lines.join("\n")}\n`;
+  const positionals = command.positionals === undefined ? "" : ` ${command.positionals}`;
+  return `Usage: berth ${command.name}${positionals} [flags]\n\n${command.summary}\n\nFlags:\n${lines.join("\n")}\n`;
 }

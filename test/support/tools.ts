@@ -33,38 +33,28 @@ function findTool(name: ToolName): string | undefined {
 }
 
 /**
- * The path of a tool: `.berth/tools`, then Go's default GOBIN, then PATH. The integration run's
- * global setup installs missing ones first (`installMissingTools`), so missing here is a bug.
+ * The path of a tool: `.berth/tools`, then Go's default GOBIN, then PATH. Not found, it is
+ * installed first with `go install` into `.berth/tools`, with one line saying so (a cold install
+ * takes minutes; Go's module and build caches make a rerun take seconds). Only the test files
+ * that run a tool wait for it.
  */
-export function goTool(name: ToolName): string {
+export async function goTool(
+  name: ToolName,
+  say = (line: string) => process.stderr.write(`${line}\n`),
+): Promise<string> {
   const found = findTool(name);
   if (found !== undefined) return found;
-  throw new Error(
-    `${name} not found in .berth/tools, $GOPATH/bin or PATH (the integration run installs it): install it with\n` +
-      `  GOBIN="$PWD/.berth/tools" GOFLAGS=-mod=mod go install ${installs[name]}`,
-  );
-}
-
-/**
- * Installs the tools not found, with one line saying so. A cold `go install` takes minutes;
- * Go's module and build caches make a rerun take seconds.
- */
-export async function installMissingTools(say: (line: string) => void): Promise<void> {
-  const missing = (Object.keys(installs) as ToolName[]).filter((name) => findTool(name) === undefined);
-  if (missing.length === 0) return;
   const go = await findGo();
-  say(
-    `installing ${missing.join(" and ")} into .berth/tools with go install (first use only; minutes cold, seconds from Go's cache)`,
-  );
-  const run = promisify(execFile);
-  for (const name of missing) {
-    await run(go, ["install", installs[name]], {
-      cwd: repoRoot,
-      env: { ...process.env, GOBIN: toolsDir, GOFLAGS: "-mod=mod" },
-      maxBuffer: 16 * 1024 * 1024,
-    }).catch((error: unknown) => {
-      const stderr = (error as { stderr?: string }).stderr ?? String(error);
-      throw new Error(`go install ${installs[name]} failed:\n${stderr.slice(-4000)}`);
-    });
-  }
+  say(`installing ${name} into .berth/tools: go install ${installs[name]} (first use only; minutes cold)`);
+  await promisify(execFile)(go, ["install", installs[name]], {
+    cwd: repoRoot,
+    env: { ...process.env, GOBIN: toolsDir, GOFLAGS: "-mod=mod" },
+    maxBuffer: 16 * 1024 * 1024,
+  }).catch((error: unknown) => {
+    const stderr = (error as { stderr?: string }).stderr ?? String(error);
+    throw new Error(`go install ${installs[name]} failed:\n${stderr.slice(-4000)}`);
+  });
+  const installed = findTool(name);
+  if (installed === undefined) throw new Error(`go install ${installs[name]} left no ${name} in ${toolsDir}`);
+  return installed;
 }
