@@ -68,4 +68,27 @@ describe("a mistyped flag or command", () => {
     expect(await runCli(["operater"], {}, { stdout: new PassThrough(), stderr })).toBe(2);
     expect(text.trimEnd().split("\n").at(-1)).toBe('did you mean "berth operator"?');
   }, 30_000); // loads the dev command's modules
+
+  it.each([
+    [["dev", "--dir"], "berth dev: Option '--dir <value>' argument missing"],
+    [["trace", "app/web", "-o", "yaml"], "berth trace: invalid trace options:"],
+    [["trace", "web"], 'berth trace: expected <kind>/<name>, got "web"'],
+    [
+      ["trace", "app/web", "--kubeconfig", "/nonexistent/kubeconfig"],
+      "berth trace: cannot read the kubeconfig: ",
+    ],
+  ])(
+    "refuses %j with one line that says what is wrong, then what to do",
+    async (argv, first) => {
+      const stderr = new PassThrough();
+      let text = "";
+      stderr.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      expect(await runCli(argv, {}, { stdout: new PassThrough(), stderr })).toBe(2);
+      expect(text.split("\n")[0]).toContain(first);
+      expect(text.trimEnd().split("\n").at(-1)).toMatch(/berth (dev|trace)|kinds: /);
+    },
+    30_000,
+  );
 });

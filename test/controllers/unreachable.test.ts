@@ -66,4 +66,17 @@ describe("a base URL where nothing listens", () => {
     await env.waitFor("projects", "demo", hasCondition("Ready"), 10_000);
     expect(Date.now() - fixedAt).toBeLessThan(10_000);
   }, 120_000);
+
+  it("tells a base URL without /v1 (GET /me answers 404) apart from an object that is gone", async () => {
+    const account = await env.setUp();
+    const withoutVersion = env.baseUrl.replace(/\/v1\/?$/, "");
+    await env.putSecret("berth-credentials", { apiKey: account.token, baseUrl: withoutVersion });
+    await env.startOperator();
+    await env.create("projects", "demo", {});
+    const project = await env.waitFor("projects", "demo", hasCondition("Stalled", "True", "WrongBaseUrl"));
+    expect(condition(project, "Stalled")?.message).toBe(
+      `GET ${withoutVersion}/me answered 404, so ${withoutVersion} is not the API's base URL: ` +
+        `set "baseUrl" of Secret ${env.namespace}/berth-credentials to the URL ending in /v1 (e.g. https://host/v1)`,
+    );
+  });
 });
