@@ -24,7 +24,7 @@ async function attempts(registry: Registry): Promise<number> {
   return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
 }
 
-describe("a base URL where nothing listens", () => {
+describe("a credentials Secret with a wrong base URL or key", () => {
   const env = useOperatorEnvironment();
 
   it("names the URL, the cause and the Secret, backs off to a few calls a minute, and acts on the fixed Secret at once", async () => {
@@ -57,8 +57,9 @@ describe("a base URL where nothing listens", () => {
     const before = await attempts(registry);
     await sleep(40_000);
     const during = (await attempts(registry)) - before;
-    // Two resources, each failed reconcile tries its GET /me up to 4 times (the client's own retries).
-    expect(during).toBeLessThanOrEqual(2 * 4 * 2);
+    // The key's failed GET /me (up to 4 attempts: the client's own retries) is given back to both
+    // kinds for 5 s, doubling: by now one round every 20–40 s, so at most two rounds in 40 s.
+    expect(during).toBeLessThanOrEqual(2 * 4);
 
     // The fix of the Secret the resources use is acted on at once, whatever backoff they were in.
     await env.putSecret("berth-credentials", { apiKey: account.token, baseUrl: env.baseUrl });
@@ -78,5 +79,21 @@ describe("a base URL where nothing listens", () => {
       `GET ${withoutVersion}/me answered 404, so ${withoutVersion} is not the API's base URL: ` +
         `set "baseUrl" of Secret ${env.namespace}/berth-credentials to the URL ending in /v1 (e.g. https://host/v1)`,
     );
+  });
+
+  it("names the Secret whose key the service rejects", async () => {
+    await env.setUp();
+    await env.putSecret("team-key", { apiKey: "sk_not_a_real_key", baseUrl: env.baseUrl });
+    await env.startOperator();
+    await env.create("projects", "demo", { credentialsRef: { name: "team-key" } });
+    const project = await env.waitFor(
+      "projects",
+      "demo",
+      hasCondition("Stalled", "True", "CredentialsRejected"),
+    );
+    expect(condition(project, "Stalled")?.message).toBe(
+      `the service rejected the API key in Secret ${env.namespace}/team-key (expired, revoked or mistyped): put a valid key in its "apiKey"`,
+    );
+    expect(condition(project, "Stalled")?.message).not.toContain("sk_not_a_real_key");
   });
 });
