@@ -60,6 +60,12 @@ if isTrue(ready, generation) then
   return { status = "Healthy", message = describe(ready, "Ready") }
 end
 
+-- A ServerOrder's dry run waits for a person to set spec.approved: nothing is wrong and nothing is
+-- in flight, as a paused rollout waiting for promotion.
+if ready ~= nil and ready.status == "False" and ready.reason == "AwaitingApproval" and isCurrent(ready, generation) then
+  return { status = "Suspended", message = describe(ready, "Waiting for spec.approved") }
+end
+
 local reconciling = findCondition(status.conditions, "Reconciling")
 if isTrue(reconciling, generation) then
   return { status = "Progressing", message = describe(reconciling, "Reconciling") }

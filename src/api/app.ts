@@ -299,4 +299,26 @@ export const appKind: KindDefinition = {
     { name: "ENDPOINT", type: "string", jsonPath: ".status.url", description: "The first ready endpoint." },
     costColumn,
   ],
+  wideColumns: [
+    {
+      name: "PROJECT",
+      type: "string",
+      jsonPath: ".spec.projectRef.name",
+      description: "The Project it runs in.",
+    },
+    {
+      name: "IMAGE",
+      type: "string",
+      jsonPath: ".spec.image",
+      description: "The image it runs (unset when built).",
+    },
+    {
+      name: "MIN",
+      type: "integer",
+      jsonPath: ".spec.instances.min",
+      description: "Fewest instances to run.",
+    },
+    { name: "MAX", type: "integer", jsonPath: ".spec.instances.max", description: "Most instances to run." },
+  ],
+  references: [".spec.projectRef.name", ".spec.projectId"],
 };

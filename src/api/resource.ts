@@ -36,6 +36,8 @@ export interface PrinterColumn {
   type: "string" | "integer" | "number" | "boolean" | "date";
   jsonPath: string;
   description: string;
+  /** 1: shown only with `kubectl get -o wide`. */
+  priority?: number;
 }
 
 /** Everything the CRD generator needs to know about one kind. */
@@ -48,4 +50,11 @@ export interface KindDefinition {
   externalId: Omit<PrinterColumn, "name" | "type">;
   /** Columns shown between REASON and EXTERNAL-ID. */
   columns?: readonly PrinterColumn[];
+  /** Columns `kubectl get -o wide` adds after AGE. */
+  wideColumns?: readonly Omit<PrinterColumn, "priority">[];
+  /**
+   * Scalar spec fields naming another object, for `kubectl get --field-selector` (CRD
+   * selectableFields; `spec.credentialsRef.name` comes with every kind).
+   */
+  references?: readonly string[];
 }

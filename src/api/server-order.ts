@@ -210,4 +210,20 @@ export const serverOrderKind: KindDefinition = {
   schema: serverOrderSchema,
   externalId: { jsonPath: ".status.orderId", description: "ID of the order at the hosting service." },
   columns: [costColumn],
+  wideColumns: [
+    { name: "COUNT", type: "integer", jsonPath: ".spec.count", description: "Servers ordered." },
+    { name: "POWER", type: "string", jsonPath: ".spec.power", description: "Power state asked for." },
+    {
+      name: "HOURLY",
+      type: "string",
+      jsonPath: ".status.estimate.hourlyCost",
+      description: "The service's estimate of the hourly cost of all the servers.",
+    },
+    {
+      name: "CURRENCY",
+      type: "string",
+      jsonPath: ".status.estimate.currency",
+      description: "Currency of HOURLY.",
+    },
+  ],
 };

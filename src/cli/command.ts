@@ -6,6 +6,8 @@ export interface Flag {
   description: string;
   type?: "string" | "boolean";
   multiple?: boolean;
+  /** A one-letter alias, e.g. `n` for `-n` (as kubectl's `-n` for `--namespace`). */
+  short?: string;
 }
 
 export interface CommandContext {
@@ -17,6 +19,8 @@ export interface Command<S extends z.ZodType = z.ZodType> {
   name: string;
   summary: string;
   flags: Record<string, Flag>;
+  /** Arguments that are not flags (e.g. `app/web`), named for the usage; they reach the config as `args`. */
+  positionals?: string;
   /** Turns the raw flag values (strings, booleans, string arrays) into the command's config. */
   config: S;
   run(config: z.output<S>, context: CommandContext): Promise<number>;
@@ -31,6 +35,56 @@ export function defineCommand<S extends z.ZodType>(command: Command<S>): AnyComm
 
 export class UsageError extends Error {
   readonly code = "usage";
+  /** The last line to print, e.g. `did you mean --metrics-addr?`. */
+  readonly hint: string | undefined;
+
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.hint = hint;
+  }
+}
+
+/** The closest of `known` to a mistyped `name` (at most a third of its letters off), if any. */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  let best: { word: string; distance: number } | undefined;
+  for (const word of known) {
+    const distance = editDistance(name, word);
+    if (distance < (best?.distance ?? Number.POSITIVE_INFINITY)) best = { word, distance };
+  }
+  return best !== undefined && best.distance <= Math.max(1, Math.floor(name.length / 3))
+    ? best.word
+    : undefined;
+}
+
+/** Levenshtein distance, one row at a time. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row.push(Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = row;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** Refuses the first flag the command does not have, suggesting the nearest one. */
+function refuseUnknownFlags(command: Command, argv: string[]): void {
+  for (const arg of argv) {
+    if (arg === "--") return;
+    const name = /^--?([^=]+)/.exec(arg)?.[1];
+    if (name === undefined || Object.hasOwn(command.flags, name)) continue;
+    if (!arg.startsWith("--") && Object.values(command.flags).some((flag) => flag.short === name)) continue;
+    const near = closest(name, Object.keys(command.flags));
+    throw new UsageError(
+      `unknown flag ${arg.split("=")[0]}`,
+      near === undefined
+        ? `run "berth ${command.name} --help" for its flags`
+        : `did you mean --${near}? ("berth ${command.name} --help" lists every flag)`,
+    );
+  }
 }
 
 export function envName(flag: string): string {
@@ -46,9 +100,14 @@ export function parseConfig<S extends z.ZodType>(
   const options = Object.fromEntries(
     Object.entries(command.flags).map(([name, flag]) => [
       name,
-      { type: flag.type ?? "string", multiple: flag.multiple ?? false },
+      {
+        type: flag.type ?? "string",
+        multiple: flag.multiple ?? false,
+        ...(flag.short === undefined ? {} : { short: flag.short }),
+      },
     ]),
   );
+  refuseUnknownFlags(command as unknown as Command, argv);
   // parseArgs refuses `--flag=false` for a boolean; take those aside (booleanish validates them).
   const assigned: Record<string, string> = {};
   const args = argv.filter((arg) => {
@@ -58,12 +117,14 @@ export function parseConfig<S extends z.ZodType>(
     return false;
   });
   let values: Record<string, unknown>;
+  let positionals: string[];
   try {
-    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+    const allowPositionals = command.positionals !== undefined;
+    ({ values, positionals } = parseArgs({ args, options, strict: true, allowPositionals }));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const raw: Record<string, unknown> = {};
+  const raw: Record<string, unknown> = command.positionals === undefined ? {} : { args: positionals };
   for (const [name, flag] of Object.entries(command.flags)) {
     const fromEnv = env[envName(name)];
     const value =

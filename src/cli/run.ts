@@ -1,5 +1,12 @@
 import { readBuildInfo, versionLine } from "./build-info.ts";
-import { type AnyCommand, type CommandContext, envName, parseConfig, UsageError } from "./command.ts";
+import {
+  type AnyCommand,
+  type CommandContext,
+  closest,
+  envName,
+  parseConfig,
+  UsageError,
+} from "./command.ts";
 
 /**
  * Every built command (one appears here when it works, never as a stub), each loaded only when
@@ -10,6 +17,7 @@ const commands: Record<string, () => Promise<AnyCommand>> = {
   simulator: async () => (await import("./commands/simulator.ts")).simulatorCommand,
   "control-plane": async () => (await import("./commands/control-plane.ts")).controlPlaneCommand,
   dev: async () => (await import("./commands/dev.ts")).devCommand,
+  trace: async () => (await import("./commands/trace.ts")).traceCommand,
 };
 
 /** The command of that name, loaded; undefined when there is none. */
@@ -33,7 +41,9 @@ export async function runCli(
   }
   const command = await findCommand(name);
   if (command === undefined) {
-    context.stderr.write(`berth: unknown command "${name}"\n\n${await usage()}`);
+    const near = closest(name, Object.keys(commands));
+    const hint = near === undefined ? 'run "berth --help" for the commands' : `did you mean "berth ${near}"?`;
+    context.stderr.write(`berth: unknown command "${name}"\n${hint}\n`);
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
@@ -44,7 +54,9 @@ export async function runCli(
     return await command.run(parseConfig(command, rest, env), context);
   } catch (error) {
     if (error instanceof UsageError) {
-      context.stderr.write(`berth ${command.name}: ${error.message}\n\n${commandUsage(command)}`);
+      // The error and what to do, not the whole usage: the last line is what a person reads first.
+      const hint = error.hint ?? `run "berth ${command.name} --help" for its flags`;
+      context.stderr.write(`berth ${command.name}: ${error.message}\n${hint}\n`);
       return 2;
     }
     context.stderr.write(
@@ -65,7 +77,9 @@ function commandUsage(command: AnyCommand): string {
   const lines = Object.entries(command.flags).map(([flag, spec]) => {
     const value = spec.type === "boolean" ? "" : " VALUE";
     const repeat = spec.multiple ? " (repeatable)" : "";
-    return `  --${flag}${value}\n      ${spec.description}${repeat} [env ${envName(flag)}]`;
+    const short = spec.short === undefined ? "" : `-${spec.short}, `;
+    return `  ${short}--${flag}${value}\n      ${spec.description}${repeat} [env ${envName(flag)}]`;
   });
-  return `Usage: berth ${command.name} [flags]\n\n${command.summary}\n\nFlags:\n${lines.join("\n")}\n`;
+  const positionals = command.positionals === undefined ? "" : ` ${command.positionals}`;
+  return `Usage: berth ${command.name}${positionals} [flags]\n\n${command.summary}\n\nFlags:\n${lines.join("\n")}\n`;
 }

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../telemetry/logger.ts";
 import { ControlPlaneError } from "./errors.ts";
@@ -67,6 +68,9 @@ export interface EnsureBinaryOptions {
   /** Where built binaries are kept; defaults to .berth/bin under the package root. */
   binDir?: string;
   env?: NodeJS.ProcessEnv;
+  /** Progress lines of a build for the person waiting (every few seconds); none when the binary exists. */
+  progress?: (line: string) => void;
+  progressEveryMs?: number;
 }
 
 /** Returns the path of the control-plane binary for the current sources, building it if needed. */
@@ -84,7 +88,7 @@ export async function ensureBinary(options: EnsureBinaryOptions): Promise<string
     "building the control plane from hack/control-plane (a cold build takes minutes)",
   );
   const started = Date.now();
-  const output = await runGoBuild(go, partial, env);
+  const output = await runGoBuild(go, partial, env, options);
   if (output.code !== 0) {
     await rm(partial, { force: true });
     throw new ControlPlaneError(
@@ -108,26 +112,72 @@ async function removeStaleBinaries(binDir: string, current: string): Promise<voi
   await Promise.all(stale.map((name) => rm(path.join(binDir, name), { force: true })));
 }
 
+/**
+ * `go build -v` names each package as it compiles it (cached ones are not named), so counting
+ * those lines against `go list -deps` gives "packages compiled of the total" while it runs.
+ */
 async function runGoBuild(
   go: string,
   output: string,
   env: NodeJS.ProcessEnv,
+  { progress, progressEveryMs = 5_000 }: EnsureBinaryOptions,
 ): Promise<{ code: number; log: string }> {
   const args = await goBuildArgs(output);
-  return new Promise((resolve, reject) => {
-    const child = spawn(go, args, {
+  const goEnv = { ...env, CGO_ENABLED: "0", GOTOOLCHAIN: "local" };
+  const started = Date.now();
+  let compiled = 0;
+  let total: number | undefined;
+  if (progress) void countPackages(go, goEnv).then((n) => (total = n));
+  const ticker = progress
+    ? setInterval(() => progress(buildProgressLine(Date.now() - started, compiled, total)), progressEveryMs)
+    : undefined;
+  try {
+    return await new Promise((resolve, reject) => {
+      const child = spawn(go, [args[0] ?? "build", "-v", ...args.slice(1)], {
+        cwd: goSourceDir,
+        env: goEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let log = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        log += chunk.toString();
+      });
+      // -v writes package names to stderr, one a line; errors go there too.
+      createInterface({ input: child.stderr }).on("line", (line) => {
+        if (isPackageName(line)) compiled += 1;
+        else log += `${line}\n`;
+      });
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code: code ?? 1, log }));
+    });
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+/** "building the control plane: 312 of 1650 packages compiled, 45s" (the total once `go list` knows it). */
+export function buildProgressLine(elapsedMs: number, compiled: number, total: number | undefined): string {
+  const of = total === undefined ? "" : ` of ${total}`;
+  return `building the control plane: ${compiled}${of} packages compiled, ${Math.round(elapsedMs / 1000)}s`;
+}
+
+function countPackages(go: string, env: NodeJS.ProcessEnv): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn(go, ["list", "-deps", "."], {
       cwd: goSourceDir,
-      env: { ...env, CGO_ENABLED: "0", GOTOOLCHAIN: "local" },
-      stdio: ["ignore", "pipe", "pipe"],
+      env,
+      stdio: ["ignore", "pipe", "ignore"],
     });
-    let log = "";
+    let out = "";
     child.stdout.on("data", (chunk: Buffer) => {
-      log += chunk.toString();
+      out += chunk.toString();
     });
-    child.stderr.on("data", (chunk: Buffer) => {
-      log += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code: code ?? 1, log }));
+    child.on("error", () => resolve(undefined));
+    child.on("exit", (code) => resolve(code === 0 ? out.split("\n").filter(Boolean).length : undefined));
   });
+}
+
+/** A line of `go build -v`: an import path such as `k8s.io/apiserver/pkg/server`. */
+function isPackageName(line: string): boolean {
+  return /^[\w.-]+(\/[\w.~-]+)*$/.test(line);
 }

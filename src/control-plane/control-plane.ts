@@ -22,6 +22,8 @@ export interface ControlPlaneOptions {
   dataDir?: string;
   /** The apiserver's port; by default a free one. Pass the old port to restart in place. */
   port?: number;
+  /** Progress lines while the binary is built on first use. */
+  progress?: (line: string) => void;
 }
 
 export interface ControlPlane {
@@ -47,6 +49,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const binary = await ensureBinary({
     logger: options.logger,
     ...(options.binDir ? { binDir: options.binDir } : {}),
+    ...(options.progress ? { progress: options.progress } : {}),
   });
   await mkdir(options.dir, { recursive: true });
   const ephemeral = options.dataDir === undefined;

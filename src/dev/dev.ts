@@ -27,6 +27,7 @@ export interface DevEnvironment {
   kubeconfigPath: string;
   simulatorUrl: string;
   metricsUrl: string;
+  healthUrl: string;
   operatorLog: string;
   /** One line per credential with a balance: runway, balance and spend. */
   runway(): Promise<string>;
@@ -50,7 +51,7 @@ export async function startDev(options: DevOptions): Promise<DevEnvironment> {
 
   try {
     say("starting the control plane (the first run builds it from Go sources: minutes)…");
-    const controlPlane: ControlPlane = await startControlPlane({ dir: options.dir, logger });
+    const controlPlane: ControlPlane = await startControlPlane({ dir: options.dir, logger, progress: say });
     stops.push(() => controlPlane.stop());
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
@@ -91,6 +92,7 @@ export async function startDev(options: DevOptions): Promise<DevEnvironment> {
       kubeconfigPath: controlPlane.kubeconfigPath,
       simulatorUrl: simulator.baseUrl,
       metricsUrl: `http://${operator.addresses.metrics ?? options.metricsAddr}/metrics`,
+      healthUrl: `http://${operator.addresses.health ?? options.healthAddr}/healthz`,
       operatorLog,
       runway: () => runwayLines(registry),
       stop,

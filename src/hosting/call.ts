@@ -42,6 +42,8 @@ export type WithMetadata<T> = T & { readonly $metadata: ResponseMetadata };
 
 export interface CallerDeps {
   transport: Transport;
+  /** The service's base URL, named in network errors (never a secret: it carries no user info). */
+  baseUrl: string;
   apiKey: string;
   credentialId: string;
   credentialLimiter: RateLimiter;
@@ -157,7 +159,12 @@ async function attemptOnce(
       durationSec: durationSec(),
       attempt,
     });
-    throw networkError(route, failure, cause);
+    throw networkError(
+      route,
+      failure,
+      cause,
+      `${deps.baseUrl.replace(/\/+$/, "")}${request.path.split("?")[0]}`,
+    );
   }
 
   const facts = readHeaders(response.headers, deps.clock.now());

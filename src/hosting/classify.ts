@@ -46,13 +46,45 @@ const connectCodes = new Set([
 
 const timeoutCodes = new Set(["headers_timeout", "body_timeout"]);
 
+/** A TLS handshake that failed (certificate, protocol): Node writes the request only after it. */
+function isTlsCode(code: string): boolean {
+  return /^(ERR_SSL_|ERR_TLS_)|CERT|^EPROTO$/.test(code);
+}
+
 export type NetworkFailure = "connect_failed" | "timeout" | "connection_lost";
 
 export function networkFailureOf(error: unknown): NetworkFailure {
   const code = errorCode(error);
-  if (code !== undefined && connectCodes.has(code)) return "connect_failed";
+  if (code !== undefined && (connectCodes.has(code) || isTlsCode(code))) return "connect_failed";
   if (code !== undefined && timeoutCodes.has(code)) return "timeout";
   return "connection_lost";
+}
+
+const causes: Record<string, string> = {
+  ECONNREFUSED: "connection refused (nothing listens on that port)",
+  ENOTFOUND: "DNS: the host name does not resolve",
+  EAI_AGAIN: "DNS: the lookup failed for now",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  EADDRNOTAVAIL: "the address is not available",
+  ECONNRESET: "the connection was reset",
+  connect_timeout: "no connection within the connect timeout",
+};
+
+/** Why a connection failed, in words a person can act on: "connection refused", "DNS: …", "TLS: …". */
+export function networkCauseOf(error: unknown): string | undefined {
+  const code = errorCode(error);
+  if (code === undefined) return undefined;
+  const known = causes[code];
+  if (known !== undefined) return known;
+  if (isTlsCode(code)) return `TLS: ${innermostMessage(error) ?? code} (${code})`;
+  return code;
+}
+
+function innermostMessage(error: unknown): string | undefined {
+  let message: string | undefined;
+  for (let e: unknown = error; e instanceof Error; e = e.cause) if (e.message !== "") message = e.message;
+  return message;
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -78,6 +78,7 @@ export function createHostingClient(options: HostingClientOptions) {
 
   const caller = createCaller({
     transport,
+    baseUrl: options.baseUrl,
     apiKey: options.apiKey,
     credentialId,
     credentialLimiter,

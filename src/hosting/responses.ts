@@ -1,4 +1,4 @@
-import { effectOfStatus, kindOf, type NetworkFailure } from "./classify.ts";
+import { effectOfStatus, kindOf, type NetworkFailure, networkCauseOf } from "./classify.ts";
 import {
   HostingApiError,
   HostingNetworkError,
@@ -70,12 +70,19 @@ export function apiError(
   });
 }
 
-export function networkError(route: Route, failure: NetworkFailure, cause: unknown): HostingNetworkError {
+/** `url` is the request's URL without its query: it says where the call went, for a person to check. */
+export function networkError(
+  route: Route,
+  failure: NetworkFailure,
+  cause: unknown,
+  url: string,
+): HostingNetworkError {
   const sent = failure !== "connect_failed";
+  const why = networkCauseOf(cause);
   const messages = {
-    connect_failed: "could not connect to the service",
-    timeout: "the service did not answer in time",
-    connection_lost: "the connection closed before the response arrived",
+    connect_failed: `could not connect to ${url}${why === undefined ? "" : `: ${why}`}`,
+    timeout: `${url} did not answer in time`,
+    connection_lost: `the connection to ${url} closed before the response arrived${why === undefined ? "" : ` (${why})`}`,
   };
   return new HostingNetworkError({
     code: failure,

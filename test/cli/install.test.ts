@@ -30,6 +30,7 @@ function olderNode(): { bin: string; version: string } {
 
 let dir = "";
 let berth = "";
+let binDir = "";
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "berth-install-"));
@@ -56,7 +57,8 @@ beforeAll(async () => {
     ],
     { env },
   );
-  berth = path.join(prefix, "bin", "berth");
+  binDir = path.join(prefix, "bin");
+  berth = path.join(binDir, "berth");
 }, 300_000);
 
 afterAll(async () => {
@@ -70,6 +72,13 @@ describe("berth installed with npm install -g", () => {
     });
     expect(stdout).toContain("Usage: berth <command>");
     expect(stdout).toContain("operator");
+  });
+
+  it("installs the kubectl plugin: kubectl berth trace runs berth's trace", async () => {
+    const { stdout } = await run("kubectl", ["berth", "trace", "--help"], {
+      env: { ...process.env, PATH: [binDir, node24, ...systemPath].join(":") },
+    });
+    expect(stdout).toContain("Usage: berth trace <kind>/<name> [flags]");
   });
 
   it("on an older Node, says which Node it needs and exits 2 before loading anything", () => {

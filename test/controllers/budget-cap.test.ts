@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasCondition, sleep, useOperatorEnvironment } from "./support.ts";
+import { condition, hasCondition, sleep, useOperatorEnvironment } from "./support.ts";
 
 // Issue "Never wedge": no resource spends more than its share of a key's budget (20 % per minute)
 // without progress. An App whose create always fails loops on its key; past its share it waits,
@@ -30,5 +30,34 @@ describe("per-resource budget cap", () => {
     // Capped until the oldest of its calls leaves the minute: no call meanwhile.
     expect(loopCalls()).toBe(atCap);
     expect((await env.eventReasons("looping")).filter((r) => r === "BudgetCapped")).toHaveLength(1);
+    // Its conditions say it waits for budget, and until when.
+    const capped = await env.get("apps", "looping");
+    expect(condition(capped, "Reconciling")).toMatchObject({ status: "True", reason: "BudgetCapped" });
+    expect(condition(capped, "Reconciling")?.message).toMatch(/berth waits \d+ s \(until \d{4}-\d\d-\d\dT/);
+  });
+
+  it("acts at once on a fix of the credentials Secret the capped resource uses", async () => {
+    const account = await env.setUp();
+    await env.startOperator({ hosting: { limits: { perCredential: 20 } } }, "10m", {
+      resourceBudgetShare: "20%",
+    });
+    await env.create("projects", "a", {});
+    await env.waitFor("projects", "a", hasCondition("Ready"));
+    env.sim.injectFault({ operation: "createApp", status: 503 });
+    await env.create("apps", "looping", { projectRef: { name: "a" }, image: "nginx:1.27" });
+    await env.waitFor("apps", "looping", hasCondition("Reconciling", "True", "BudgetCapped"));
+
+    // The person fixes what was wrong and touches the Secret: no need to wait out the minute.
+    env.sim.clearFaults();
+    await env.putSecret("berth-credentials", { apiKey: account.token, baseUrl: env.baseUrl, fixed: "yes" });
+    const fixedAt = Date.now();
+    await env.waitFor(
+      "apps",
+      "looping",
+      (app) => condition(app, "Reconciling")?.reason !== "BudgetCapped",
+      10_000,
+    );
+    expect(Date.now() - fixedAt).toBeLessThan(10_000);
+    expect(env.requests("createApp").length).toBeGreaterThan(0);
   });
 });

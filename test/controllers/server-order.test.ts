@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { kstatusOf } from "../../src/api/kstatus.ts";
 import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
@@ -48,6 +49,13 @@ describe("ServerOrder", () => {
     );
     expect(awaiting?.status?.estimate).toEqual({ hourlyCost: "0.1040", currency: "USD" });
     expect(conditionOf(awaiting, "Ready")).toMatchObject({ status: "False", reason: "AwaitingApproval" });
+    // Waiting for a person is no work in flight and no failure: Flux (kstatus) reads it Current, so a
+    // Kustomization does not time out on a dry run, while Ready=False keeps `kubectl wait` waiting.
+    expect(conditionOf(awaiting, "Reconciling")).toBeUndefined();
+    expect(conditionOf(awaiting, "Stalled")).toBeUndefined();
+    expect(kstatusOf({ ...awaiting, kind: "ServerOrder" } as Parameters<typeof kstatusOf>[0]).status).toBe(
+      "Current",
+    );
     expect(awaiting?.metadata.finalizers).toContain("berth.dev/finalizer");
     expect(env.requests("provisionServers").map((r) => r.status)).toEqual([200]);
     expect(placedOrders()).toEqual([]);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { healthScriptPath } from "../../scripts/deploy-manifests.ts";
+import { kstatusOf } from "../../src/api/kstatus.ts";
 import { findGo } from "../../src/control-plane/binary.ts";
 import { repoRoot, run } from "./helpers.ts";
 
@@ -178,6 +179,26 @@ describe("Argo CD health of berth resources", () => {
       kind: "ServerOrder",
     };
     expect(await health(object)).toEqual({ status: "Healthy", message: hibernated.message });
+  });
+
+  it("a ServerOrder waiting for approval is Suspended (a person must set spec.approved), as kstatus reads it Current", async () => {
+    const message =
+      "the service estimates 0.1040 USD per hour for 2 × native.small in eu-central-1a; set spec.approved: true to place the order";
+    // The conditions the ServerOrder plan writes while it waits: Ready=False, no Reconciling, no Stalled.
+    const awaiting = {
+      ...app({
+        observedGeneration: 2,
+        conditions: [
+          condition("Ready", "False", "AwaitingApproval", message),
+          condition("Ordered", "False", "AwaitingApproval", message),
+        ],
+      }),
+      kind: "ServerOrder",
+    };
+    expect(await health(awaiting)).toEqual({ status: "Suspended", message });
+    expect(kstatusOf(awaiting).status).toBe("Current");
+    const stale = { ...awaiting, metadata: { ...awaiting.metadata, generation: 3 } };
+    expect((await health(stale)).status).toBe("Progressing");
   });
 
   it("evaluates every berth kind, not only App", async () => {

@@ -18,7 +18,8 @@ import {
 } from "./helpers.ts";
 
 /** The chart with real Helm: lint, template (default and non-default values), install. */
-const helm = goTool("helm");
+// Installed into .berth/tools on first use (see goTool).
+const helm = await goTool("helm");
 const chart = deployPath("helm", "berth");
 let helmHome = "";
 

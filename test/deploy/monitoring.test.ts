@@ -29,7 +29,8 @@ import {
  * has unit tests (fixtures/alert-tests.yaml), and every name they use is one a real `berth
  * operator` serves on /metrics (scraped here with a ServiceAccount token, as Prometheus does).
  */
-const promtool = goTool("promtool");
+// Installed into .berth/tools on first use (see goTool).
+const promtool = await goTool("promtool");
 const namespace = `monitoring-${randomBytes(4).toString("hex")}`;
 const admin = kubeConfig();
 const kube = new KubeClient(admin);

@@ -35,9 +35,15 @@ function processesMentioning(text: string): string[] {
   }
 }
 
+function printedPort(output: string, pattern: RegExp): number {
+  const port = Number(pattern.exec(output)?.[1]);
+  if (!(port > 0)) throw new Error(`berth dev printed no ${pattern}:\n${output}`);
+  return port;
+}
+
 describe("berth dev", () => {
   it("brings the sample App to Ready, then Ctrl-C stops everything and frees its ports", async () => {
-    const ports = { simulator: 18787, metrics: 18080, health: 18081 };
+    // Port 0 everywhere: dev binds free ports and prints the URLs it bound.
     child = spawn(
       process.execPath,
       [
@@ -46,11 +52,11 @@ describe("berth dev", () => {
         "--dir",
         dir,
         "--simulator-port",
-        String(ports.simulator),
+        "0",
         "--metrics-addr",
-        `127.0.0.1:${ports.metrics}`,
+        "127.0.0.1:0",
         "--health-addr",
-        `127.0.0.1:${ports.health}`,
+        "127.0.0.1:0",
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -70,8 +76,13 @@ describe("berth dev", () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(output).toContain(`kubectl --kubeconfig ${path.join(dir, "kubeconfig")} get berth`);
-    expect(output).toContain(`http://127.0.0.1:${ports.simulator}/v1`);
+    const ports = {
+      simulator: printedPort(output, /simulator: http:\/\/127\.0\.0\.1:(\d+)\/v1/),
+      metrics: printedPort(output, /metrics: http:\/\/127\.0\.0\.1:(\d+)\/metrics/),
+      health: printedPort(output, /health: http:\/\/127\.0\.0\.1:(\d+)\/healthz/),
+    };
     expect(await portOpen(ports.metrics)).toBe(true);
+    expect(await portOpen(ports.health)).toBe(true);
     const apiserverPort = Number(
       /server: https:\/\/127\.0\.0\.1:(\d+)/.exec(await readFile(path.join(dir, "kubeconfig"), "utf8"))?.[1],
     );

@@ -12,10 +12,11 @@ declare module "vitest" {
 
 let controlPlane: ControlPlane | undefined;
 const dir = path.resolve(".berth", `test-cluster-${process.pid}`);
+const say = (line: string) => process.stderr.write(`${line}\n`);
 
-/** One real control plane per integration run; a failure to start fails the run, never skips it. */
+/** One real control plane per integration run, built on first use; a failure fails the run, never skips it. */
 export async function setup(project: TestProject): Promise<void> {
-  controlPlane = await startControlPlane({ dir, logger: createLogger({ level: "warn" }) });
+  controlPlane = await startControlPlane({ dir, logger: createLogger({ level: "warn" }), progress: say });
   project.provide("kubeconfigPath", controlPlane.kubeconfigPath);
 }
 

@@ -39,8 +39,11 @@ describe("generated CRDs", () => {
     expect(shortNames.sort()).toEqual(["bapp", "bgrid", "border", "bproj"]);
   });
 
-  it("shows READY, REASON, EXTERNAL-ID and AGE; App adds STATE and ENDPOINT; what costs money adds COST/H", () => {
-    const columns = (kind: typeof appKind) => root(kind).additionalPrinterColumns.map((c) => c.name);
+  it("shows READY, REASON, EXTERNAL-ID and AGE by default; App adds STATE and ENDPOINT; what costs money adds COST/H", () => {
+    const columns = (kind: typeof appKind) =>
+      root(kind)
+        .additionalPrinterColumns.filter((c) => c.priority === undefined)
+        .map((c) => c.name);
     expect(columns(gridKind)).toEqual(["READY", "REASON", "EXTERNAL-ID", "AGE"]);
     for (const kind of [projectKind, serverOrderKind]) {
       expect(columns(kind)).toEqual(["READY", "REASON", "COST/H", "EXTERNAL-ID", "AGE"]);
@@ -59,6 +62,38 @@ describe("generated CRDs", () => {
     expect(root(appKind).additionalPrinterColumns[0]?.jsonPath).toBe(
       '.status.conditions[?(@.type=="Ready")].status',
     );
+  });
+
+  it("adds -o wide columns: App project, image and instances; ServerOrder count, power and hourly estimate", () => {
+    const wide = (kind: typeof appKind) =>
+      root(kind)
+        .additionalPrinterColumns.filter((c) => c.priority === 1)
+        .map((c) => `${c.name}=${c.jsonPath}`);
+    expect(wide(appKind)).toEqual([
+      "PROJECT=.spec.projectRef.name",
+      "IMAGE=.spec.image",
+      "MIN=.spec.instances.min",
+      "MAX=.spec.instances.max",
+    ]);
+    expect(wide(serverOrderKind)).toEqual([
+      "COUNT=.spec.count",
+      "POWER=.spec.power",
+      "HOURLY=.status.estimate.hourlyCost",
+      "CURRENCY=.status.estimate.currency",
+    ]);
+    expect(wide(projectKind)).toEqual([]);
+  });
+
+  it("makes the references selectable with --field-selector", () => {
+    const selectable = (kind: typeof appKind) => root(kind).selectableFields.map((f) => f.jsonPath);
+    expect(selectable(appKind)).toEqual([
+      ".spec.credentialsRef.name",
+      ".spec.projectRef.name",
+      ".spec.projectId",
+    ]);
+    for (const kind of [projectKind, gridKind, serverOrderKind]) {
+      expect(selectable(kind)).toEqual([".spec.credentialsRef.name"]);
+    }
   });
 
   it.each(kinds.map((k) => [k.names.kind, k] as const))(

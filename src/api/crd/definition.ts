@@ -26,6 +26,7 @@ export interface CrdManifest {
       storage: boolean;
       subresources: { status: Record<string, never> };
       additionalPrinterColumns: PrinterColumn[];
+      selectableFields: { jsonPath: string }[];
       schema: { openAPIV3Schema: StructuralSchema };
     }[];
   };
@@ -61,6 +62,11 @@ export function crdManifest(definition: KindDefinition): CrdManifest {
           storage: true,
           subresources: { status: {} },
           additionalPrinterColumns: printerColumns(definition),
+          selectableFields: [".spec.credentialsRef.name", ...(definition.references ?? [])].map(
+            (jsonPath) => ({
+              jsonPath,
+            }),
+          ),
           schema: { openAPIV3Schema: openApiSchema(definition) },
         },
       ],
@@ -90,6 +96,7 @@ function printerColumns(definition: KindDefinition): PrinterColumn[] {
       jsonPath: ".metadata.creationTimestamp",
       description: "Time since creation.",
     },
+    ...(definition.wideColumns ?? []).map((column) => ({ ...column, priority: 1 })),
   ];
 }
 

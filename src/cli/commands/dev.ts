@@ -11,8 +11,12 @@ export const devCommand = defineCommand({
     dir: { description: "directory for the kubeconfig and logs (default .berth/dev)" },
     namespace: { description: "namespace for the samples and their credentials Secret (default berth-demo)" },
     "simulator-port": { description: "simulator port (default 8787; 0 picks a free one)" },
-    "metrics-addr": { description: "operator metrics address (default 127.0.0.1:8080)" },
-    "health-addr": { description: "operator health probes address (default 127.0.0.1:8081)" },
+    "metrics-addr": {
+      description: "operator metrics address (default 127.0.0.1:8080; port 0 picks a free one)",
+    },
+    "health-addr": {
+      description: "operator health probes address (default 127.0.0.1:8081; port 0 picks a free one)",
+    },
   },
   config: z.object({
     dir: z.string().min(1).default(".berth/dev"),
@@ -31,7 +35,8 @@ export const devCommand = defineCommand({
     const header =
       `berth dev: ready in ${((Date.now() - started) / 1000).toFixed(1)}s; Ctrl-C stops everything\n` +
       `  kubectl --kubeconfig ${dev.kubeconfigPath} get berth -n ${config.namespace}\n` +
-      `  simulator: ${dev.simulatorUrl}   metrics: ${dev.metricsUrl}   operator log: ${dev.operatorLog}\n`;
+      `  simulator: ${dev.simulatorUrl}   metrics: ${dev.metricsUrl}   health: ${dev.healthUrl}\n` +
+      `  operator log: ${dev.operatorLog}\n`;
     say(header);
     const stopTable = new AbortController();
     const table = showLiveTable(

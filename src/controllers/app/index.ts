@@ -3,7 +3,7 @@ import type { KubeObject } from "../../runtime/index.ts";
 import type { ControllerDefinition } from "../shared/controller.ts";
 import { resourceTypeOf } from "../shared/deps.ts";
 import { secretType } from "../shared/secrets.ts";
-import { credentialSecrets, referrers, secretUsers } from "../shared/watches.ts";
+import { credentialSecrets, meaningfulChanges, referrers, secretUsers } from "../shared/watches.ts";
 import { appType } from "./kind.ts";
 import { appReconciler } from "./reconciler.ts";
 
@@ -40,11 +40,11 @@ export const appController: ControllerDefinition = {
           ]),
         },
         {
-          informer: deps.informer(resourceTypeOf(projectNames)),
+          informer: meaningfulChanges(deps.informer(resourceTypeOf(projectNames))),
           map: referrers(apps, (object) => names([specOf(object).projectRef?.name])),
         },
         {
-          informer: deps.informer(resourceTypeOf(gridNames)),
+          informer: meaningfulChanges(deps.informer(resourceTypeOf(gridNames))),
           map: referrers(apps, (object) =>
             names((specOf(object).gridPriorities ?? []).map((g) => g.gridRef?.name)),
           ),

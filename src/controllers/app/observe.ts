@@ -4,6 +4,7 @@ import { appNames, finalizer, gridNames, projectNames } from "../../api/meta.ts"
 import type { CallOptions, App as ServiceApp, WithMetadata } from "../../hosting/index.ts";
 import { isHostingError } from "../../hosting/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
+import { connectFailure } from "../shared/connect.ts";
 import { type ControllerDeps, credentialsFor, resourceTypeOf, secretLookup } from "../shared/deps.ts";
 import { describeFailure, type Failure, type Problem, stalledBy, waitingFor } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
@@ -60,7 +61,7 @@ export async function observeApp(
     connection = await deps.hosting.connect(credentials.credentials);
   } catch (error) {
     if (!isHostingError(error)) throw error;
-    return fail(nothing, describeFailure(error, "reading the API key's identity (GET /me)"));
+    return fail(nothing, connectFailure(error, credentials.credentials));
   }
   knowledge.me = connection.me;
   knowledge.identity = identityOf(connection);

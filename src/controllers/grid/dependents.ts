@@ -3,6 +3,7 @@ import { serverOrderNames } from "../../api/meta.ts";
 import { type Informer, type KubeObject, objectKey } from "../../runtime/index.ts";
 import type { Watch } from "../shared/controller.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
+import { meaningfulChanges } from "../shared/watches.ts";
 
 const serverOrderType = resourceTypeOf(serverOrderNames);
 
@@ -37,7 +38,7 @@ export function serverOrdersUsing(deps: ControllerDeps, grid: Grid, gridId: stri
 /** A ServerOrder coming or going re-enqueues the Grids it uses (a deleting Grid waits for it). */
 export function serverOrdersWatch(deps: ControllerDeps, grids: Informer): Watch {
   return {
-    informer: deps.informer(serverOrderType),
+    informer: meaningfulChanges(deps.informer(serverOrderType)),
     map: (order) =>
       grids
         .list()

@@ -2,7 +2,7 @@ import { appNames } from "../../api/meta.ts";
 import { objectKey } from "../../runtime/index.ts";
 import type { ControllerDefinition } from "../shared/controller.ts";
 import { resourceTypeOf } from "../shared/deps.ts";
-import { credentialsWatch } from "../shared/watches.ts";
+import { credentialsWatch, meaningfulChanges } from "../shared/watches.ts";
 import { projectType } from "./kind.ts";
 import { projectReconciler } from "./reconciler.ts";
 
@@ -17,7 +17,7 @@ export const projectController: ControllerDefinition = {
       watches: [
         credentialsWatch(deps, projects),
         {
-          informer: deps.informer(resourceTypeOf(appNames)),
+          informer: meaningfulChanges(deps.informer(resourceTypeOf(appNames))),
           map: (app) => {
             const spec = app.spec as { projectRef?: { name?: string }; projectId?: string } | undefined;
             const status = app.status as { projectId?: string } | undefined;

@@ -1,7 +1,7 @@
 import type { KubeObject } from "../../runtime/index.ts";
 import { gridType } from "../grid/kind.ts";
 import type { ControllerDefinition } from "../shared/controller.ts";
-import { credentialsWatch, referrers } from "../shared/watches.ts";
+import { credentialsWatch, meaningfulChanges, referrers } from "../shared/watches.ts";
 import { serverOrderType } from "./kind.ts";
 import { serverOrderReconciler } from "./reconciler.ts";
 
@@ -21,7 +21,7 @@ export const serverOrderController: ControllerDefinition = {
       reconcile: serverOrderReconciler(deps),
       watches: [
         credentialsWatch(deps, serverOrders),
-        { informer: deps.informer(gridType), map: referrers(serverOrders, gridRefNames) },
+        { informer: meaningfulChanges(deps.informer(gridType)), map: referrers(serverOrders, gridRefNames) },
       ],
     };
   },

@@ -1,13 +1,25 @@
+import type { Condition } from "../../api/conditions.ts";
 import { type KubeObject, Outcome, type ResourceType } from "../../runtime/index.ts";
+import { credentialCandidates } from "./credentials.ts";
 import type { ControllerDeps } from "./deps.ts";
+import { waitingFor } from "./failure.ts";
 import { shortHash } from "./hash.ts";
+import { Reason } from "./reasons.ts";
 import type { ResourceState } from "./resource-budget.ts";
+import { secretKey, secretType } from "./secrets.ts";
+import { withProblem, writeStatus } from "./status.ts";
 
-/** Event reason of a resource whose reconciles are put off by its budget share. */
-export const budgetCappedReason = "BudgetCapped";
+/** Event and condition reason of a resource whose reconciles are put off by its budget share. */
+export const budgetCappedReason = Reason.BudgetCapped;
 
 interface Tracked {
-  metadata: { generation?: number | undefined; deletionTimestamp?: string | undefined };
+  metadata: {
+    namespace?: string | undefined;
+    generation?: number | undefined;
+    deletionTimestamp?: string | undefined;
+  };
+  spec: object;
+  status?: ({ conditions?: Condition[] | undefined } & object) | undefined;
 }
 
 /** `plural/namespace/name`: the resource in the budget's accounts. */
@@ -17,26 +29,62 @@ export function budgetKey(type: ResourceType, key: string): string {
 
 /**
  * The requeue for a resource over its share of the key's budget with no progress since: no call
- * is made, one Warning event says so (until it progresses), and the metric counts it.
+ * is made, its conditions say it waits for budget (Reconciling `BudgetCapped`, with when it calls
+ * again), one Warning event says so (until it progresses), and the metric counts it.
  */
-export function budgetRequeue(
+export async function budgetRequeue(
   deps: ControllerDeps,
   type: ResourceType,
   object: KubeObject,
   key: string,
   resource: Tracked,
-): Outcome | undefined {
-  const verdict = deps.hosting.budget.check(budgetKey(type, key), stateOf(resource));
+): Promise<Outcome | undefined> {
+  const verdict = deps.hosting.budget.check(budgetKey(type, key), stateOf(deps, resource));
   if (!verdict.capped) return undefined;
   deps.resourceMetrics.budgetCapped(type.kind ?? type.plural);
   if (verdict.first) {
-    const message =
-      `this resource made ${verdict.spent} calls in the key's rate-limit window without progress, its ` +
-      `share of the key's budget (${verdict.cap}); berth waits ${Math.ceil(verdict.retryAfterMs / 1000)} s ` +
-      "before calling again so other resources on the key keep working";
+    const message = cappedMessage(verdict, new Date(deps.now() + verdict.retryAfterMs));
     deps.recorder.record(object, "Warning", budgetCappedReason, message);
+    await writeCappedCondition(deps, type, object, resource, message);
   }
   return Outcome.requeueAfter(verdict.retryAfterMs);
+}
+
+function cappedMessage(verdict: { spent: number; cap: number; retryAfterMs: number }, until: Date): string {
+  return (
+    `this resource made ${verdict.spent} calls in the key's rate-limit window without progress, its ` +
+    `share of the key's budget (${verdict.cap}); berth waits ${Math.ceil(verdict.retryAfterMs / 1000)} s ` +
+    `(until ${until.toISOString()}) before calling again so other resources on the key keep working; ` +
+    "a change of the resource or of its credentials Secret is acted on at once"
+  );
+}
+
+/** Replaces the last failure's conditions: what the resource waits for now is budget. */
+async function writeCappedCondition(
+  deps: ControllerDeps,
+  type: ResourceType,
+  object: KubeObject,
+  resource: Tracked,
+  message: string,
+): Promise<void> {
+  const generation = resource.metadata.generation ?? 0;
+  const previous = resource.status ?? {};
+  const next = withProblem(
+    previous,
+    waitingFor(Reason.BudgetCapped, message),
+    generation,
+    new Date(deps.now()),
+  );
+  await writeStatus({
+    deps,
+    type,
+    object,
+    createdAt: undefined,
+    previous,
+    next,
+    readySeen: true,
+    problemRecorded: true,
+  });
 }
 
 /** Tells the budget where the reconcile left the resource (progress forgives what it spent). */
@@ -47,14 +95,27 @@ export function learnProgress(
   resource: Tracked,
   status: object,
 ): void {
-  deps.hosting.budget.learn(budgetKey(type, key), { ...stateOf(resource), learned: learnedDigest(status) });
+  deps.hosting.budget.learn(budgetKey(type, key), {
+    ...stateOf(deps, resource),
+    learned: learnedDigest(status),
+  });
 }
 
-function stateOf(resource: Tracked): Omit<ResourceState, "learned"> {
+function stateOf(deps: ControllerDeps, resource: Tracked): Omit<ResourceState, "learned"> {
   return {
     generation: resource.metadata.generation ?? 0,
     deleting: resource.metadata.deletionTimestamp !== undefined,
+    credentials: credentialsVersion(deps, resource),
   };
+}
+
+/** The resourceVersions of the Secrets the resource's credentials may come from: a fix changes it. */
+function credentialsVersion(deps: ControllerDeps, resource: Tracked): string {
+  const secrets = deps.informer(secretType);
+  const { credentialsRef } = resource.spec as { credentialsRef?: { name: string } };
+  return credentialCandidates(resource.metadata.namespace ?? "default", credentialsRef, deps.credentials)
+    .map((ref) => secrets.get(secretKey(ref))?.metadata.resourceVersion ?? "-")
+    .join(",");
 }
 
 /** The status as knowledge: request IDs, messages and timestamps aside, which change without news. */

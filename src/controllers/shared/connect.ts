@@ -1,10 +1,12 @@
-import type { Me } from "../../hosting/index.ts";
+import type { HostingError, Me } from "../../hosting/index.ts";
 import { isHostingError } from "../../hosting/index.ts";
+import type { Credentials } from "./credentials.ts";
 import { type ControllerDeps, credentialsFor } from "./deps.ts";
-import { describeFailure, type Failure, type Problem, stalledBy } from "./failure.ts";
+import { describeConnectFailure, describeFailure, type Failure, type Problem, stalledBy } from "./failure.ts";
 import type { Connection } from "./hosting-access.ts";
 import { credentialsChanged, identityOf, type Owner } from "./ownership.ts";
 import { Reason } from "./reasons.ts";
+import { secretKey } from "./secrets.ts";
 
 /** An observation `connectForResource` fills in. */
 export interface ConnectedObservation {
@@ -16,6 +18,15 @@ export interface ConnectedObservation {
   };
   connection: Connection | undefined;
   failure: Failure | undefined;
+}
+
+/** A failed `GET /me` of these credentials, naming their Secret (see `describeConnectFailure`). */
+export function connectFailure(error: HostingError, credentials: Credentials): Failure {
+  return describeConnectFailure(error, {
+    baseUrl: credentials.baseUrl,
+    baseUrlFrom: credentials.baseUrlFrom,
+    secret: secretKey(credentials.secret),
+  });
 }
 
 /**
@@ -46,7 +57,11 @@ export async function connectForResource(
     await read(observation.connection);
   } catch (error) {
     if (!isHostingError(error)) throw error;
-    const failure = describeFailure(error, doing);
+    // No connection yet: the key's first call (`GET /me`) failed, and the Secret is what to fix.
+    const failure =
+      observation.connection === undefined
+        ? connectFailure(error, credentials.credentials)
+        : describeFailure(error, doing);
     if (failure.refreshIdentity && observation.connection !== undefined)
       deps.hosting.forgetIdentity(observation.connection.client);
     knowledge.problem = failure;

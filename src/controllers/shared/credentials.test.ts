@@ -44,7 +44,12 @@ describe("resolveCredentials", () => {
     );
     expect(result).toEqual({
       ok: true,
-      credentials: { apiKey: "key", baseUrl: "https://api.example.com/v1", secret: settings.defaultSecret },
+      credentials: {
+        apiKey: "key",
+        baseUrl: "https://api.example.com/v1",
+        secret: settings.defaultSecret,
+        baseUrlFrom: "flag",
+      },
     });
   });
 

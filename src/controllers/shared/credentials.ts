@@ -15,6 +15,8 @@ export interface Credentials {
   baseUrl: string;
   /** The Secret they came from, for messages. */
   secret: SecretRef;
+  /** Where the base URL came from: the Secret's `baseUrl`, or the operator's `--hosting-base-url`. */
+  baseUrlFrom: "secret" | "flag";
 }
 
 export type CredentialsResult = { ok: true; credentials: Credentials } | { ok: false; message: string };
@@ -76,5 +78,13 @@ export function resolveCredentials(
       message: `${where} is not an http(s) URL: set it to the API's base URL ending in /v1`,
     };
   }
-  return { ok: true, credentials: { apiKey: apiKey.value.trim(), baseUrl, secret } };
+  return {
+    ok: true,
+    credentials: {
+      apiKey: apiKey.value.trim(),
+      baseUrl,
+      secret,
+      baseUrlFrom: fromSecret.ok ? "secret" : "flag",
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HostingApiError, HostingNetworkError } from "../../hosting/index.ts";
-import { describeFailure } from "./failure.ts";
+import { describeConnectFailure, describeFailure } from "./failure.ts";
 import { Reason } from "./reasons.ts";
 
 const api = (status: number, code: string, extra: { requiredScopes?: string[]; kind?: "terminal" } = {}) =>
@@ -55,5 +55,55 @@ describe("describeFailure", () => {
     });
     const failure = describeFailure(error, "creating the app");
     expect(failure).toMatchObject({ stalled: false, uncertain: true, reason: Reason.HostingError });
+  });
+});
+
+describe("describeConnectFailure: the key's first call names the Secret to fix", () => {
+  const source = {
+    baseUrl: "http://api.test",
+    secret: "team/berth-credentials",
+    baseUrlFrom: "secret",
+  } as const;
+  const me = (status: number, code: string) =>
+    new HostingApiError({
+      status,
+      code,
+      kind: "terminal",
+      operation: "getMe",
+      message: code,
+      requestId: "req_9",
+    });
+
+  it("tells a base URL without /v1 (GET /me answers 404) apart from an object that is gone", () => {
+    const failure = describeConnectFailure(me(404, "not_found"), source);
+    expect(failure.reason).toBe(Reason.WrongBaseUrl);
+    expect(failure.stalled).toBe(true);
+    expect(failure.message).toBe(
+      'GET http://api.test/me answered 404, so http://api.test is not the API\'s base URL: set "baseUrl" of Secret team/berth-credentials to the URL ending in /v1 (e.g. https://host/v1)',
+    );
+    expect(
+      describeConnectFailure(me(404, "unexpected_status"), { ...source, baseUrlFrom: "flag" }).message,
+    ).toContain("set the operator's --hosting-base-url");
+  });
+
+  it("names the Secret whose key the service rejected", () => {
+    const failure = describeConnectFailure(me(401, "unauthorized"), source);
+    expect(failure.reason).toBe(Reason.CredentialsRejected);
+    expect(failure.message).toContain("API key in Secret team/berth-credentials");
+  });
+
+  it("names the URL, the cause and the Secret of an unreachable service, and retries", () => {
+    const error = new HostingNetworkError({
+      code: "connect_failed",
+      kind: "retryable",
+      operation: "getMe",
+      message: "could not connect to http://api.test/me: connection refused (nothing listens on that port)",
+      sent: false,
+    });
+    const failure = describeConnectFailure(error, source);
+    expect(failure.stalled).toBe(false);
+    expect(failure.message).toBe(
+      'could not connect to http://api.test/me: connection refused (nothing listens on that port) (connect_failed); check "baseUrl" of Secret team/berth-credentials; retrying',
+    );
   });
 });

@@ -92,6 +92,49 @@ export function describeFailure(error: HostingError, doing: string): Failure {
   };
 }
 
+/** Where a credential's parts come from, for messages that say what to fix. */
+export interface CredentialSource {
+  baseUrl: string;
+  /** `namespace/name` of the credentials Secret. */
+  secret: string;
+  baseUrlFrom: "secret" | "flag";
+}
+
+/**
+ * A failure of the key's first call (`GET /me`), which says more than any other: the Secret's key
+ * or base URL is wrong, or its service can't be reached. Each message names the Secret to fix.
+ */
+export function describeConnectFailure(error: HostingError, source: CredentialSource): Failure {
+  const failure = describeFailure(error, "reading the key's identity (GET /me)");
+  const baseUrlSetting =
+    source.baseUrlFrom === "secret"
+      ? `"baseUrl" of Secret ${source.secret}`
+      : "the operator's --hosting-base-url";
+  if (error.status === 404) {
+    return {
+      ...failure,
+      stalled: true,
+      reason: Reason.WrongBaseUrl,
+      message:
+        `GET ${source.baseUrl.replace(/\/+$/, "")}/me answered 404, so ${source.baseUrl} is not the API's base URL: ` +
+        `set ${baseUrlSetting} to the URL ending in /v1 (e.g. https://host/v1)`,
+    };
+  }
+  if (error.code === "unauthorized") {
+    return {
+      ...failure,
+      message: `the service rejected the API key in Secret ${source.secret} (expired, revoked or mistyped): put a valid key in its "apiKey"`,
+    };
+  }
+  if (error.code === "connect_failed" || error.code === "timeout" || error.code === "connection_lost") {
+    return {
+      ...failure,
+      message: `${error.message.replace(/^getMe: /, "")}; check ${baseUrlSetting}; retrying`,
+    };
+  }
+  return failure;
+}
+
 function validationDetails(error: HostingError): string {
   const details = Array.isArray(error.details) ? error.details : [];
   const lines = details

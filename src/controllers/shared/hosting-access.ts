@@ -55,7 +55,7 @@ export class HostingAccess {
             signal: scope.signal,
             onSend: () => this.budget.spend(scope.resource, shared.credentialId, shared.rateLimit()),
           });
-    return { client, me: await this.#identities.get(client) };
+    return { client, me: await this.#identities.get(client, credentials.baseUrl) };
   }
 
   /** The service refused the key or a scope: read `/me` again before trusting the cache. */

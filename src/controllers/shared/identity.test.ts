@@ -37,13 +37,45 @@ describe("IdentityCache", () => {
     expect(client.calls).toBe(2);
   });
 
-  it("reads again after a failure and after invalidate", async () => {
+  it("gives a failure back for a while, doubling while it keeps failing, then reads again", async () => {
+    let now = 0;
+    const cache = new IdentityCache({ failureBackoffMs: { first: 5_000, max: 20_000 }, now: () => now });
+    const client = fakeClient([
+      new Error("down"),
+      new Error("down"),
+      new Error("down"),
+      new Error("down"),
+      me(["*"]),
+    ]);
+    const callsAt = async (time: number) => {
+      now = time;
+      await cache.get(client, "http://api.test/v1").catch(() => undefined);
+      return client.calls;
+    };
+    // Failures at 0, 5 s, 15 s and 35 s (waits of 5, 10, 20, then the 20 s cap); every other caller gets the last one.
+    expect([await callsAt(0), await callsAt(4_999), await callsAt(5_000), await callsAt(14_999)]).toEqual([
+      1, 1, 2, 2,
+    ]);
+    expect([
+      await callsAt(15_000),
+      await callsAt(34_999),
+      await callsAt(35_000),
+      await callsAt(54_999),
+    ]).toEqual([3, 3, 4, 4]);
+    expect(await callsAt(55_000)).toBe(5);
+    await expect(cache.get(client, "http://api.test/v1")).resolves.toMatchObject({ user: { id: "u" } });
+    expect(client.calls).toBe(5);
+  });
+
+  it("reads at once for another base URL (a fixed Secret) and after invalidate", async () => {
     const cache = new IdentityCache();
     const client = fakeClient([new Error("down"), me(["*"]), me(["apps:read"])]);
-    await expect(cache.get(client)).rejects.toThrow("down");
-    await cache.get(client);
+    await expect(cache.get(client, "http://wrong:1/v1")).rejects.toThrow("down");
+    await expect(cache.get(client, "http://wrong:1/v1")).rejects.toThrow("down");
+    expect(client.calls).toBe(1);
+    await cache.get(client, "http://right/v1");
     cache.invalidate(client.credentialId);
-    expect((await cache.get(client)).apiKey?.scopes).toEqual(["apps:read"]);
+    expect((await cache.get(client, "http://right/v1")).apiKey?.scopes).toEqual(["apps:read"]);
     expect(client.calls).toBe(3);
   });
 });

@@ -76,7 +76,7 @@ export function kindReconciler<
     const resource = parsed.data;
     const uid = resource.metadata.uid ?? "";
     const { memory, readySeen } = kept.get(key, uid);
-    const capped = budgetRequeue(deps, kind.type, object, key, resource);
+    const capped = await budgetRequeue(deps, kind.type, object, key, resource);
     if (capped !== undefined) return capped;
     const hosting = deps.hosting.forReconcile({
       signal: context.signal,

@@ -8,6 +8,16 @@ export const Reason = {
   ...apiReason,
   /** The service refused the API key (401): expired, revoked or mistyped. */
   CredentialsRejected: "CredentialsRejected",
+  /**
+   * `GET /me` answered 404: the base URL is not the API's (e.g. it lacks `/v1`), which is told apart
+   * from an object that is gone (ExternalNotFound).
+   */
+  WrongBaseUrl: "WrongBaseUrl",
+  /**
+   * Reconciling: the resource spent its share of its key's budget without progress, so berth waits
+   * (the message says until when) before calling again; a change of it or its Secret ends the wait.
+   */
+  BudgetCapped: "BudgetCapped",
   /** The account is frozen: the service refuses every change. */
   AccountFrozen: "AccountFrozen",
   /**

@@ -3,7 +3,12 @@ import { ResourceBudget } from "./resource-budget.ts";
 
 const key = { limit: 100, windowMs: 60_000 };
 const app = "apps/team/web";
-const state = (learned = "s1", generation = 1, deleting = false) => ({ generation, deleting, learned });
+const state = (learned = "s1", generation = 1, deleting = false, credentials = "rv1") => ({
+  generation,
+  deleting,
+  credentials,
+  learned,
+});
 
 /** A budget with a 20 % share (20 calls of 100 per window) and a clock the test moves. */
 function budget(share = 0.2) {
@@ -53,7 +58,17 @@ describe("ResourceBudget", () => {
     const { budget: b } = budget();
     b.learn(app, state());
     spend(b, 25);
-    expect(b.check(app, { generation: 2, deleting: false }).capped).toBe(false);
+    expect(b.check(app, { generation: 2, deleting: false, credentials: "rv1" }).capped).toBe(false);
+  });
+
+  it("a fix of the credentials Secret is acted on at once, before the reconcile learns it", () => {
+    const { budget: b } = budget();
+    b.learn(app, state());
+    spend(b, 25);
+    expect(b.check(app, state()).capped).toBe(true);
+    expect(b.check(app, state("s1", 1, false, "rv2")).capped).toBe(false);
+    b.learn(app, state("s1", 1, false, "rv2"));
+    expect(b.check(app, state("s1", 1, false, "rv2")).capped).toBe(false);
   });
 
   it("waits until the oldest counted call leaves the window, and warns once until progress", () => {

@@ -8,6 +8,8 @@ export interface KeyBudget {
 export interface ResourceState {
   generation: number;
   deleting: boolean;
+  /** Versions of the credentials Secrets it may use: a fix of them is progress to act on. */
+  credentials: string;
   /** A digest of what the reconcile learned (the status it writes, request IDs and timestamps aside). */
   learned: string;
 }
@@ -31,6 +33,7 @@ interface Entry {
   budget: KeyBudget;
   generation: number | undefined;
   deleting: boolean;
+  credentials: string;
   /** Digests of the states learned lately: a state seen again is no news. */
   learned: string[];
   warned: boolean;
@@ -71,7 +74,12 @@ export class ResourceBudget {
   check(resource: string, state: Omit<ResourceState, "learned">): BudgetVerdict {
     const entry = this.#entries.get(resource);
     if (entry === undefined || this.#share <= 0) return { capped: false };
-    if (entry.generation !== state.generation || entry.deleting !== state.deleting) return { capped: false };
+    if (
+      entry.generation !== state.generation ||
+      entry.deleting !== state.deleting ||
+      entry.credentials !== state.credentials
+    )
+      return { capped: false };
     const now = this.#now();
     const { limit, windowMs } = entry.budget;
     while (entry.sends.length > 0 && (entry.sends[0] ?? 0) <= now - windowMs) entry.sends.shift();
@@ -90,9 +98,11 @@ export class ResourceBudget {
     const progress =
       entry.generation !== state.generation ||
       entry.deleting !== state.deleting ||
+      entry.credentials !== state.credentials ||
       !entry.learned.includes(state.learned);
     entry.generation = state.generation;
     entry.deleting = state.deleting;
+    entry.credentials = state.credentials;
     if (!progress) return false;
     entry.learned.push(state.learned);
     if (entry.learned.length > rememberedStates) entry.learned.shift();
@@ -114,6 +124,7 @@ export class ResourceBudget {
         budget: { limit: Number.POSITIVE_INFINITY, windowMs: 60_000 },
         generation: undefined,
         deleting: false,
+        credentials: "",
         learned: [],
         warned: false,
       };

@@ -1,4 +1,4 @@
-import type { Informer, KubeObject, MapToKeys } from "../../runtime/index.ts";
+import type { Informer, KubeObject, MapToKeys, Source } from "../../runtime/index.ts";
 import { objectKey } from "../../runtime/index.ts";
 import type { Watch } from "./controller.ts";
 import { type CredentialSettings, credentialCandidates } from "./credentials.ts";
@@ -46,4 +46,51 @@ export function referrers(primaries: Informer, refsOf: (object: KubeObject) => s
           refsOf(object).includes(changed.metadata.name),
       )
       .map(objectKey);
+}
+
+/**
+ * What a dependant can act on in a berth resource: its spec, deletion, finalizers, labels and
+ * status, without what changes with every call and says nothing new (the request ID, messages,
+ * transition times, resourceVersion).
+ */
+export function dependantView(object: KubeObject): string {
+  const { metadata, spec } = object;
+  const {
+    lastRequestId: _,
+    conditions,
+    ...status
+  } = (object.status ?? {}) as {
+    lastRequestId?: unknown;
+    conditions?: { type?: unknown; status?: unknown; reason?: unknown }[];
+  };
+  return JSON.stringify({
+    metadata: {
+      generation: metadata.generation,
+      deletionTimestamp: metadata.deletionTimestamp,
+      finalizers: metadata.finalizers,
+      labels: metadata.labels,
+    },
+    spec,
+    status,
+    conditions: (conditions ?? []).map((c) => [c.type, c.status, c.reason]),
+  });
+}
+
+/**
+ * The informer as dependants should see it: an update that changes nothing in `dependantView`
+ * (a status rewritten with a new request ID after another failed call) wakes no one, so two kinds
+ * that watch each other don't wake each other on every failure.
+ */
+export function meaningfulChanges(informer: Source): Source {
+  return {
+    list: () => informer.list(),
+    waitForSync: () => informer.waitForSync(),
+    on: (handlers) =>
+      informer.on({
+        ...handlers,
+        update: (oldObject, newObject) => {
+          if (dependantView(oldObject) !== dependantView(newObject)) handlers.update?.(oldObject, newObject);
+        },
+      }),
+  };
 }

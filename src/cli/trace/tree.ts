@@ -1,0 +1,147 @@
+import { z } from "zod";
+
+/** A berth resource as `berth trace` reads it: only the fields it shows, anything else passes. */
+export const tracedObjectSchema = z.looseObject({
+  kind: z.string(),
+  metadata: z.looseObject({
+    name: z.string(),
+    namespace: z.string().optional(),
+    uid: z.string().optional(),
+    creationTimestamp: z.string().optional(),
+    deletionTimestamp: z.string().optional(),
+  }),
+  spec: z.record(z.string(), z.unknown()).optional(),
+  status: z.record(z.string(), z.unknown()).optional(),
+});
+export type TracedObject = z.output<typeof tracedObjectSchema>;
+
+export interface TraceEvent {
+  /** UID of the object the event is about. */
+  regarding: string;
+  type: string;
+  reason: string;
+  note: string;
+  at: string;
+}
+
+export interface TraceNode {
+  kind: string;
+  name: string;
+  ready: string;
+  reason: string;
+  message: string;
+  createdAt: string | undefined;
+  externalId: string | undefined;
+  /** The call berth recorded before making it and has not settled (`status.intents`), if any. */
+  intent: { operation: string; key: string; attempt: number } | undefined;
+  lastEvent: Omit<TraceEvent, "regarding"> | undefined;
+  children: TraceNode[];
+}
+
+/** Everything in the namespace the tree may draw on. */
+export interface TraceInputs {
+  apps: TracedObject[];
+  serverOrders: TracedObject[];
+  events: TraceEvent[];
+}
+
+const conditionsSchema = z.array(
+  z.looseObject({
+    type: z.string(),
+    status: z.string(),
+    reason: z.string().optional(),
+    message: z.string().optional(),
+  }),
+);
+const intentsSchema = z.array(z.looseObject({ operation: z.string(), key: z.string(), attempt: z.number() }));
+const serversSchema = z.array(
+  z.looseObject({ address: z.string(), state: z.string().optional(), power: z.string().optional() }),
+);
+const refSchema = z.object({ name: z.string() });
+
+const externalIdField: Record<string, string> = {
+  App: "appId",
+  Project: "projectId",
+  Grid: "gridId",
+  ServerOrder: "orderId",
+};
+
+/** The tree under `root`: a Project's Apps; a Grid's ServerOrders and their servers; an order's servers. */
+export function buildTrace(root: TracedObject, inputs: TraceInputs): TraceNode {
+  const node = nodeOf(root, inputs.events);
+  if (root.kind === "Project") {
+    node.children = inputs.apps
+      .filter((app) => usesProject(app, root))
+      .map((app) => nodeOf(app, inputs.events));
+  } else if (root.kind === "Grid") {
+    node.children = inputs.serverOrders
+      .filter((order) => usesGrid(order, root))
+      .map((order) => orderNode(order, inputs));
+  } else if (root.kind === "ServerOrder") {
+    node.children = serverNodes(root);
+  }
+  return node;
+}
+
+function orderNode(order: TracedObject, inputs: TraceInputs): TraceNode {
+  return { ...nodeOf(order, inputs.events), children: serverNodes(order) };
+}
+
+function nodeOf(object: TracedObject, events: TraceEvent[]): TraceNode {
+  const status = object.status ?? {};
+  const conditions = conditionsSchema.safeParse(status.conditions);
+  const ready = conditions.success ? conditions.data.find((c) => c.type === "Ready") : undefined;
+  const intents = intentsSchema.safeParse(status.intents);
+  const idField = externalIdField[object.kind];
+  const id = idField === undefined ? undefined : status[idField];
+  const uid = object.metadata.uid;
+  const last = events
+    .filter((event) => uid !== undefined && event.regarding === uid)
+    .sort((a, b) => a.at.localeCompare(b.at))
+    .at(-1);
+  return {
+    kind: object.kind,
+    name: object.metadata.name,
+    ready: ready?.status ?? "Unknown",
+    reason: ready?.reason ?? (object.status === undefined ? "NotReconciled" : ""),
+    message: ready?.message ?? "",
+    createdAt: object.metadata.creationTimestamp,
+    externalId: typeof id === "string" ? id : undefined,
+    intent: intents.success ? intents.data[0] : undefined,
+    lastEvent:
+      last === undefined ? undefined : { type: last.type, reason: last.reason, note: last.note, at: last.at },
+    children: [],
+  };
+}
+
+function serverNodes(order: TracedObject): TraceNode[] {
+  const servers = serversSchema.safeParse(order.status?.servers);
+  if (!servers.success) return [];
+  return servers.data.map((server) => ({
+    kind: "Server",
+    name: server.address,
+    ready: server.state === "running" ? "True" : "False",
+    reason: `${server.state ?? "unknown"}, power ${server.power ?? "On"}`,
+    message: "",
+    createdAt: undefined,
+    externalId: server.address,
+    intent: undefined,
+    lastEvent: undefined,
+    children: [],
+  }));
+}
+
+function usesProject(app: TracedObject, project: TracedObject): boolean {
+  const ref = refSchema.safeParse(app.spec?.projectRef);
+  if (ref.success) return ref.data.name === project.metadata.name;
+  const projectId = project.status?.projectId;
+  return typeof projectId === "string" && app.spec?.projectId === projectId;
+}
+
+function usesGrid(order: TracedObject, grid: TracedObject): boolean {
+  const refs = z.array(refSchema).safeParse(order.spec?.gridRefs);
+  if (refs.success && refs.data.some((ref) => ref.name === grid.metadata.name)) return true;
+  const ids = z.array(z.string()).safeParse(order.spec?.gridIds);
+  const gridId = grid.status?.gridId;
+  return ids.success && typeof gridId === "string" && ids.data.includes(gridId);
+}
