@@ -27,6 +27,8 @@ export interface ControllerMetrics {
   reconcileTotal: Counter<"controller" | "result">;
   reconcileErrors: Counter<"controller">;
   terminalReconcileErrors: Counter<"controller">;
+  /** Reconciles that gave their worker back rather than wait for the hosting budget. */
+  reconcileDeferred: Counter<"controller">;
   reconcileTime: Histogram<"controller">;
   activeWorkers: Gauge<"controller">;
   maxConcurrentReconciles: Gauge<"controller">;
@@ -56,6 +58,12 @@ export function createControllerMetrics(registry: Registry): ControllerMetrics {
     terminalReconcileErrors: new Counter({
       name: "controller_runtime_terminal_reconcile_errors_total",
       help: "Total number of terminal reconciliation errors per controller",
+      labelNames: ["controller"],
+      registers,
+    }),
+    reconcileDeferred: new Counter({
+      name: "berth_reconcile_deferred_total",
+      help: "Reconciles that gave their worker back instead of waiting for the hosting budget, requeued at their priority",
       labelNames: ["controller"],
       registers,
     }),

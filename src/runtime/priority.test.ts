@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import type { KubeObject } from "./object.ts";
+import { updatePriority } from "./priority.ts";
+
+const before: KubeObject = {
+  metadata: { name: "a", resourceVersion: "1", generation: 1, annotations: { x: "1" }, labels: { l: "1" } },
+  status: { ready: false },
+};
+
+function after(meta: Partial<KubeObject["metadata"]>, extra: Partial<KubeObject> = {}): KubeObject {
+  return { ...before, ...extra, metadata: { ...before.metadata, resourceVersion: "2", ...meta } };
+}
+
+describe("updatePriority", () => {
+  it.each<[string, KubeObject, "change" | "background"]>([
+    ["a new generation (spec change)", after({ generation: 2 }), "change"],
+    ["a deletion", after({ deletionTimestamp: "2030-01-01T00:00:00Z" }), "change"],
+    ["a changed annotation (a reconcile request)", after({ annotations: { x: "2" } }), "change"],
+    ["a changed label", after({ labels: {} }), "change"],
+    ["status written by someone else", after({}, { status: { ready: true } }), "background"],
+    ["bookkeeping only (finalizers)", after({ finalizers: ["berth.dev/cleanup"] }), "background"],
+  ])("%s", (_, updated, expected) => {
+    expect(updatePriority(before, updated)).toBe(expected);
+  });
+
+  it("treats any update of an object without a generation (a Secret) as a change", () => {
+    const secret = { metadata: { name: "s", resourceVersion: "1" }, data: { k: "a" } };
+    expect(
+      updatePriority(secret, { ...secret, metadata: { ...secret.metadata, resourceVersion: "2" } }),
+    ).toBe("change");
+  });
+});
