@@ -54,6 +54,8 @@ export interface CallerDeps {
   random: () => number;
   timeoutsMs: Record<CallKind, number>;
   userAgent: string;
+  /** See HostingClientOptions.maxBudgetWaitMs. */
+  maxBudgetWaitMs?: number;
 }
 
 export type Caller = <R extends Route>(
@@ -211,11 +213,11 @@ function throwIfPausedLong(deps: CallerDeps, route: Route): void {
 /** The credential's place first, then the user's; the credential's is given back if the wait is abandoned. */
 async function acquirePermits(deps: CallerDeps, options: CallOptions): Promise<Permit[]> {
   const priority = options.priority ?? "user";
-  const credential = await deps.credentialLimiter.acquire(priority, options.signal);
+  const credential = await deps.credentialLimiter.acquire(priority, options.signal, deps.maxBudgetWaitMs);
   const userLimiter = deps.userLimiter();
   if (userLimiter === undefined) return [credential];
   try {
-    return [credential, await userLimiter.acquire(priority, options.signal)];
+    return [credential, await userLimiter.acquire(priority, options.signal, deps.maxBudgetWaitMs)];
   } catch (error) {
     credential.cancel();
     throw error;

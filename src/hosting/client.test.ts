@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createHostingClient, type HostingClient } from "./client.ts";
 import { HostingError } from "./errors.ts";
+import { BudgetWaitError } from "./limiter.ts";
 import type { HostingObserver } from "./observer.ts";
 import type { HttpRequest, HttpResponse, Transport } from "./transport.ts";
 
@@ -184,6 +185,23 @@ describe("retries", () => {
       code: "rate_limited",
       retryAfterSec: 30,
     });
+    expect(transport.requests).toHaveLength(1);
+  });
+
+  it("with maxBudgetWaitMs, gives up waiting for room in the budget: unsent, not a hosting error, with when to come back", async () => {
+    const transport = scripted([json(200, status)]);
+    const bounded = createHostingClient({
+      baseUrl: "http://hosting.test/v1",
+      apiKey,
+      transport,
+      limits: { perCredential: 1 },
+      maxBudgetWaitMs: 1_000,
+    });
+    await bounded.getAppStatus(projectId, appId);
+    const error = await settled(bounded.getAppStatus(projectId, appId)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BudgetWaitError);
+    expect(error).not.toBeInstanceOf(HostingError);
+    expect((error as BudgetWaitError).deferMs).toBeGreaterThan(55_000);
     expect(transport.requests).toHaveLength(1);
   });
 

@@ -43,6 +43,11 @@ export interface HostingClientOptions {
   transportOptions?: TransportOptions;
   backoff?: Partial<BackoffPolicy>;
   timeoutsMs?: Partial<Record<CallKind, number>>;
+  /**
+   * The longest a call waits for room in the budget; beyond it, it fails with a BudgetWaitError
+   * saying when to come back (so a controller's worker is never held by the budget). Default: no bound.
+   */
+  maxBudgetWaitMs?: number;
 }
 
 export type CreateOptions = CallOptions & {
@@ -89,6 +94,7 @@ export function createHostingClient(options: HostingClientOptions) {
     random: options.random ?? Math.random,
     timeoutsMs: { ...defaultTimeoutsMs, ...options.timeoutsMs },
     userAgent: "berth/0.1",
+    ...(options.maxBudgetWaitMs === undefined ? {} : { maxBudgetWaitMs: options.maxBudgetWaitMs }),
   });
   return operations(
     { options, limiters, transport, credentialId, credentialLimiter, user, caller },

@@ -38,6 +38,22 @@ export interface Permit {
   observe(hint: BudgetHint): void;
 }
 
+/**
+ * A caller gave up waiting for the budget after its bound: no request left and nothing failed; it
+ * should come back after `deferMs`, when its turn is expected. Its `code` is the runtime's contract
+ * for "give the worker back and requeue at the same priority" (checked by shape, not by class).
+ */
+export class BudgetWaitError extends Error {
+  readonly code = "deferred";
+  readonly deferMs: number;
+
+  constructor(deferMs: number) {
+    super(`the rate-limit budget has no room for about ${Math.ceil(deferMs / 1000)} s; deferred`);
+    this.name = "BudgetWaitError";
+    this.deferMs = deferMs;
+  }
+}
+
 interface Waiter {
   priority: Priority;
   enqueuedAt: number;
@@ -127,26 +143,51 @@ export class RateLimiter {
     return this.queues.user.length + this.queues.background.length;
   }
 
-  /** Resolves when a request may leave; rejects with the signal's reason if aborted while waiting. */
-  acquire(priority: Priority, signal?: AbortSignal): Promise<Permit> {
+  /**
+   * Resolves when a request may leave; rejects with the signal's reason if aborted while waiting,
+   * and with a BudgetWaitError (saying when to come back) once it waited `maxWaitMs` in vain.
+   */
+  acquire(priority: Priority, signal?: AbortSignal, maxWaitMs?: number): Promise<Permit> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { priority, enqueuedAt: this.clock.now(), grant: resolve, fail: reject };
-      const onAbort = () => {
+      let cancelGiveUp: (() => void) | undefined;
+      const leave = (reason: unknown) => {
         const queue = this.queues[priority];
         const index = queue.indexOf(waiter);
-        if (index >= 0) queue.splice(index, 1);
-        reject(signal?.reason);
+        if (index < 0) return;
+        queue.splice(index, 1);
+        signal?.removeEventListener("abort", onAbort);
+        cancelGiveUp?.();
+        reject(reason);
         this.pump();
       };
+      const onAbort = () => leave(signal?.reason);
       waiter.grant = (permit) => {
         signal?.removeEventListener("abort", onAbort);
+        cancelGiveUp?.();
         resolve(permit);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.queues[priority].push(waiter);
       this.pump();
+      if (maxWaitMs !== undefined && this.queues[priority].includes(waiter)) {
+        cancelGiveUp = this.clock.setTimer(maxWaitMs, () =>
+          leave(new BudgetWaitError(this.expectedWaitMs(waiter))),
+        );
+      }
     });
+  }
+
+  /** When `waiter` is likely admitted: when the window has room, and no sooner than the pace of those ahead. */
+  private expectedWaitMs(waiter: Waiter): number {
+    const now = this.clock.now();
+    const own = this.queues[waiter.priority].indexOf(waiter);
+    const ahead = waiter.priority === "user" ? own : this.queues.user.length + own;
+    const byPace = ((ahead + 1) * this.windowMs) / this.limitValue;
+    const at = this.admissibleAt(now, waiter);
+    const byRoom = Number.isFinite(at) ? at - now : 0;
+    return Math.round(Math.min(this.windowMs, Math.max(byPace, byRoom)));
   }
 
   /**

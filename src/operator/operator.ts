@@ -35,7 +35,10 @@ export interface OperatorDeps {
   /** Use this cluster instead of loading `config.kubeconfig` (tests, `berth dev`: an in-process KubeConfig). */
   kubeConfig?: ClusterAccess | ConnectionSource;
   /** Hosting client tuning: a sped-up clock's rate-limit window in benchmarks, say. */
-  hosting?: Pick<HostingClientCacheOptions, "limits" | "limiterTuning" | "clock" | "backoff">;
+  hosting?: Pick<
+    HostingClientCacheOptions,
+    "limits" | "limiterTuning" | "clock" | "backoff" | "maxBudgetWaitMs"
+  >;
   /** Poll and retry timings (defaults suit the real service). */
   settings?: Partial<Omit<ControllerSettings, "driftIntervalMs">>;
   /** Leadership was lost and controllers stopped: the CLI exits so a fresh process campaigns again. */
@@ -108,6 +111,9 @@ export async function startOperator(
       // A worker never sleeps through a long Retry-After: the reconcile requeues after it instead.
       ...deps.hosting,
       backoff: { maxServerWaitMs: 1000, ...deps.hosting?.backoff },
+      // Nor is it held by the budget: a call that finds no room within a second gives the worker
+      // back, and the reconcile is requeued, at its priority, for when its turn is expected.
+      maxBudgetWaitMs: deps.hosting?.maxBudgetWaitMs ?? 1000,
       limiterTuning: { reserveShare: config.backgroundReserve, ...deps.hosting?.limiterTuning },
       // A reconcile holds its connection while the service takes seconds to create: one per worker.
       transportOptions: { connections: config.concurrency },
