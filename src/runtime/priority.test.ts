@@ -7,18 +7,18 @@ const before: KubeObject = {
   status: { ready: false },
 };
 
-function after(meta: Partial<KubeObject["metadata"]>, extra: Partial<KubeObject> = {}): KubeObject {
+function updatedTo(meta: Partial<KubeObject["metadata"]>, extra: Partial<KubeObject> = {}): KubeObject {
   return { ...before, ...extra, metadata: { ...before.metadata, resourceVersion: "2", ...meta } };
 }
 
 describe("updatePriority", () => {
   it.each<[string, KubeObject, "change" | "background"]>([
-    ["a new generation (spec change)", after({ generation: 2 }), "change"],
-    ["a deletion", after({ deletionTimestamp: "2030-01-01T00:00:00Z" }), "change"],
-    ["a changed annotation (a reconcile request)", after({ annotations: { x: "2" } }), "change"],
-    ["a changed label", after({ labels: {} }), "change"],
-    ["status written by someone else", after({}, { status: { ready: true } }), "background"],
-    ["bookkeeping only (finalizers)", after({ finalizers: ["berth.dev/cleanup"] }), "background"],
+    ["a new generation (spec change)", updatedTo({ generation: 2 }), "change"],
+    ["a deletion", updatedTo({ deletionTimestamp: "2030-01-01T00:00:00Z" }), "change"],
+    ["a changed annotation (a reconcile request)", updatedTo({ annotations: { x: "2" } }), "change"],
+    ["a changed label", updatedTo({ labels: {} }), "change"],
+    ["status written by someone else", updatedTo({}, { status: { ready: true } }), "background"],
+    ["bookkeeping only (finalizers)", updatedTo({ finalizers: ["berth.dev/cleanup"] }), "background"],
   ])("%s", (_, updated, expected) => {
     expect(updatePriority(before, updated)).toBe(expected);
   });
