@@ -205,6 +205,29 @@ describe("retries", () => {
     expect(transport.requests).toHaveLength(1);
   });
 
+  it("lets a reconcile's background call wait longer once an earlier call of it was admitted", async () => {
+    const answers = () => [json(200, status), json(200, status)];
+    const bounded = (transport: Transport) =>
+      createHostingClient({
+        baseUrl: "http://hosting.test/v1",
+        apiKey,
+        transport,
+        limits: { perCredential: 1, windowMs: 5_000 },
+        maxBudgetWaitMs: 1_000,
+      });
+    const background = { priority: "background" } as const;
+    const begun = bounded(scripted(answers())).scoped({});
+    await begun.getAppStatus(projectId, appId, background);
+    await expect(settled(begun.getAppStatus(projectId, appId, background))).resolves.toMatchObject({
+      state: "running",
+    });
+    const fresh = bounded(scripted(answers()));
+    await fresh.getAppStatus(projectId, appId, background);
+    await expect(settled(fresh.getAppStatus(projectId, appId, background))).rejects.toBeInstanceOf(
+      BudgetWaitError,
+    );
+  });
+
   it("waits as long as Retry-After on a 429 before trying again", async () => {
     const onRateLimited = vi.fn();
     const transport = scripted([failure("rate_limited", 429, {}, { "retry-after": "7" }), json(200, status)]);

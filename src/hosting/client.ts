@@ -115,7 +115,7 @@ interface ClientCore {
 }
 
 /** Options every call of a scoped view carries (see `scoped`). */
-export type CallScope = Pick<CallOptions, "signal" | "onSend">;
+export type CallScope = Pick<CallOptions, "signal" | "onSend" | "begun">;
 
 const unscoped: CallScope = {};
 
@@ -153,7 +153,7 @@ function operations(core: ClientCore, scope: CallScope) {
      * The same client (budget, identity, connections) whose every call also carries `scope`: a
      * reconcile's abort signal, a count of what one resource spends.
      */
-    scoped: (next: CallScope) => operations(core, next),
+    scoped: (next: Omit<CallScope, "begun">) => operations(core, { ...next, begun: { admitted: false } }),
 
     /** The credential's rate limit: requests per window, as the service last said. */
     rateLimit: () => ({
@@ -284,6 +284,7 @@ function inScope(scope: CallScope, callOptions: CallOptions = {}): CallOptions {
   const onSends = [scope.onSend, callOptions.onSend].filter((f) => f !== undefined);
   return {
     ...callOptions,
+    ...(scope.begun === undefined ? {} : { begun: scope.begun }),
     ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
     ...(onSends.length === 0
       ? {}

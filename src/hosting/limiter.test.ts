@@ -288,16 +288,33 @@ describe("RateLimiter", () => {
       expect(rl.waiting).toBe(0);
     });
 
-    it("expects a background waiter no sooner than the pace of the waiters ahead of it", async () => {
-      const rl = limiter({ limit: 10, cautiousStart: false });
+    it("books background work that gave up evenly, one background pace apart, and reports the lag", async () => {
+      const rl = limiter({ limit: 10, reserveShare: 0.2 });
+      const admitted: string[] = [];
+      // Ten requests in flight: only a finishing one can make room, so the window says nothing.
+      const held = await Promise.all(request(rl, 10, "user", "a", admitted));
+      const gaveUp = [1, 2, 3].map(() =>
+        rl.acquire("background", undefined, 100).catch((error: unknown) => error),
+      );
+      await vi.advanceTimersByTimeAsync(100);
+      const pace = windowMs / 8;
+      expect(rl.backgroundPaceMs()).toBe(pace);
+      const delays = ((await Promise.all(gaveUp)) as BudgetWaitError[]).map((e) => e.deferMs);
+      expect(delays).toEqual([pace, 2 * pace, 3 * pace]);
+      expect(rl.backgroundLagMs()).toBe(3 * pace);
+      await vi.advanceTimersByTimeAsync(pace);
+      expect(rl.backgroundLagMs()).toBe(2 * pace);
+      for (const permit of held) permit.release();
+    });
+
+    it("expects user work no sooner than the pace of the user waiters ahead of it", async () => {
+      const rl = limiter({ limit: 10 });
       const admitted: string[] = [];
       const held = await Promise.all(request(rl, 10, "user", "a", admitted));
       request(rl, 3, "user", "u", admitted);
-      const waiting = rl.acquire("background", undefined, 100).catch((error: unknown) => error);
+      const waiting = rl.acquire("user", undefined, 100).catch((error: unknown) => error);
       await vi.advanceTimersByTimeAsync(100);
-      const error = (await waiting) as BudgetWaitError;
-      // In flight, the held requests make room only once they finish: 3 users + itself at 6 s each.
-      expect(error.deferMs).toBe(4 * (windowMs / 10));
+      expect(((await waiting) as BudgetWaitError).deferMs).toBe(4 * (windowMs / 10));
       for (const permit of held) permit.release();
     });
   });

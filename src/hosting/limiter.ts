@@ -114,6 +114,8 @@ export class RateLimiter {
   /** Waiters by priority, each in arrival order. */
   private readonly queues: Record<Priority, Waiter[]> = { user: [], background: [] };
   private cancelTimer: (() => void) | undefined;
+  /** The last turn booked for background work that gave up waiting (see expectedWaitMs). */
+  private backgroundBookedUntil = 0;
 
   constructor(options: RateLimiterOptions) {
     if (!(options.limit > 0) || !(options.windowMs > 0)) {
@@ -179,15 +181,38 @@ export class RateLimiter {
     });
   }
 
-  /** When `waiter` is likely admitted: when the window has room, and no sooner than the pace of those ahead. */
+  /**
+   * When `waiter` is likely admitted: not before the window has room. User work: no sooner than the
+   * pace of the user waiters ahead. Background work is booked a turn, one background pace after the
+   * last one booked, so drift that asks for more than its share is stretched evenly over time
+   * instead of coming back all at once.
+   */
   private expectedWaitMs(waiter: Waiter): number {
     const now = this.clock.now();
-    const own = this.queues[waiter.priority].indexOf(waiter);
-    const ahead = waiter.priority === "user" ? own : this.queues.user.length + own;
-    const byPace = ((ahead + 1) * this.windowMs) / this.limitValue;
     const at = this.admissibleAt(now, waiter);
     const byRoom = Number.isFinite(at) ? at - now : 0;
+    if (waiter.priority === "background") {
+      const turn = Math.max(
+        now + byRoom,
+        Math.max(now, this.backgroundBookedUntil) + this.backgroundPaceMs(),
+      );
+      this.backgroundBookedUntil = turn;
+      return Math.round(turn - now);
+    }
+    const ahead = this.queues.user.indexOf(waiter);
+    const byPace = ((ahead + 1) * this.windowMs) / this.limitValue;
     return Math.round(Math.min(this.windowMs, Math.max(byPace, byRoom)));
+  }
+
+  /** The time between two background requests when background work has the whole of its share. */
+  backgroundPaceMs(): number {
+    const share = this.limitValue - Math.floor(this.limitValue * this.reserveShare);
+    return this.windowMs / Math.max(1, share);
+  }
+
+  /** How long background work turned away now waits for its booked turn: the drift lag (0 when none is). */
+  backgroundLagMs(): number {
+    return Math.max(0, this.backgroundBookedUntil - this.clock.now());
   }
 
   /**

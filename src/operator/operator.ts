@@ -23,7 +23,7 @@ import {
 } from "../runtime/index.ts";
 import { createHostingMetrics } from "../telemetry/hosting-metrics.ts";
 import type { Logger } from "../telemetry/logger.ts";
-import { createMetrics } from "../telemetry/metrics.ts";
+import { createDriftMetrics, createMetrics } from "../telemetry/metrics.ts";
 import { type OperatorConfigInput, operatorConfigSchema } from "./config.ts";
 import { controllers } from "./controllers.ts";
 import { InformerSet } from "./informers.ts";
@@ -122,6 +122,13 @@ export async function startOperator(
     }),
     new IdentityCache(),
     new ResourceBudget(config.resourceBudgetShare, Date.now),
+  );
+  createDriftMetrics(registry, () =>
+    hosting.driftLag().map(({ credentialId, lagMs }) => ({
+      credential: credentialId,
+      lagSeconds: lagMs / 1000,
+      effectiveIntervalSeconds: (config.driftInterval + lagMs) / 1000,
+    })),
   );
   const recorder = new EventRecorder({ sink: kubeEventSink(kube), logger, reportingInstance: identity });
   const resourceMetrics = createResourceMetrics(registry);

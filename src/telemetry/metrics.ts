@@ -210,3 +210,39 @@ export function createWatchMetrics(registry: Registry): WatchMetrics {
     }),
   };
 }
+
+/** One credential's drift, read at scrape time. */
+export interface DriftReading {
+  credential: string;
+  /** How late a drift check falling due now runs, because drift asks for more than the budget's background share. */
+  lagSeconds: number;
+  /** The drift interval as it comes out: the configured one plus that lag. */
+  effectiveIntervalSeconds: number;
+}
+
+/** `berth_drift_lag_seconds` and `berth_drift_effective_interval_seconds`, per credential. */
+export function createDriftMetrics(registry: Registry, read: () => DriftReading[]): void {
+  const registers = [registry];
+  const lag: Gauge<"credential"> = new Gauge({
+    name: "berth_drift_lag_seconds",
+    help: "How late a drift check falling due now runs, because drift asks for more reads than the key's background share",
+    labelNames: ["credential"],
+    registers,
+    collect: () => {
+      lag.reset();
+      for (const reading of read()) lag.set({ credential: reading.credential }, reading.lagSeconds);
+    },
+  });
+  const interval: Gauge<"credential"> = new Gauge({
+    name: "berth_drift_effective_interval_seconds",
+    help: "The drift interval as it comes out per credential: the configured interval plus the drift lag",
+    labelNames: ["credential"],
+    registers,
+    collect: () => {
+      interval.reset();
+      for (const reading of read()) {
+        interval.set({ credential: reading.credential }, reading.effectiveIntervalSeconds);
+      }
+    },
+  });
+}
