@@ -14,7 +14,12 @@ function source(store: Store): Source {
 }
 
 function object(name: string, resourceVersion: string, extra: Partial<KubeObject> = {}): KubeObject {
-  return { metadata: { name, namespace: "ns", resourceVersion, generation: 1 }, ...extra };
+  // Settled at its generation, unless `extra` says otherwise.
+  return {
+    metadata: { name, namespace: "ns", resourceVersion, generation: 1 },
+    status: { observedGeneration: 1 },
+    ...extra,
+  };
 }
 
 /** `name` at a new resourceVersion, with its metadata changed by `meta`. */
@@ -305,5 +310,19 @@ describe("Controller", () => {
     expect(againAt - firstAt).toBeGreaterThanOrEqual(190);
     const errors = await registry.getSingleMetric("controller_runtime_reconcile_errors_total")?.get();
     expect(errors?.values[0]?.value ?? 0).toBe(0);
+  });
+
+  it("hands out an initial-list object whose generation is not observed yet before the settled ones", async () => {
+    const store = new Store(logger);
+    store.upsert(object("s1", "1"));
+    store.upsert(object("s2", "1"));
+    store.upsert(changed("pending", "1", { generation: 2 }));
+    const { runs, release, reconcile } = recording(0);
+    release();
+    const { controller: c } = controller(store, reconcile, 1);
+    await c.start();
+    await until(() => runs.length === 3);
+    await c.stop();
+    expect(runs).toEqual(["ns/pending", "ns/s1", "ns/s2"]);
   });
 });

@@ -3,7 +3,7 @@ import type { ControllerMetrics, WorkqueueMetrics } from "../telemetry/metrics.t
 import type { WorkProgress } from "./health.ts";
 import { type KubeObject, objectKey, parseKey } from "./object.ts";
 import { applyOutcome, isDeferral, Outcome } from "./outcome.ts";
-import { updatePriority } from "./priority.ts";
+import { listedPriority, updatePriority } from "./priority.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import type { StoreHandlers } from "./store.ts";
 import { type QueuePriority, WorkQueue } from "./workqueue.ts";
@@ -102,16 +102,18 @@ export class Controller {
 
   /**
    * Subscribes to the informers, waits for them to sync, then starts the workers. What a source
-   * announces before it synced (its initial list) is background work; after, an added or deleted
-   * object, an update a person made (updatePriority) and the primaries a related change maps to are
-   * changes, which the queue hands out first.
+   * announces before it synced (its initial list) is background work, but for primaries with a
+   * change waiting (listedPriority); after, an added or deleted object, an update a person made
+   * (updatePriority) and the primaries a related change maps to are changes, which the queue hands
+   * out first.
    */
   async start(): Promise<void> {
     const primary = this.#options.informer;
     const primarySynced = syncFlag(primary);
     this.#unsubscribe.push(
       primary.on({
-        add: (object) => this.queue.add(objectKey(object), primarySynced.priority()),
+        add: (object) =>
+          this.queue.add(objectKey(object), primarySynced.synced ? "change" : listedPriority(object)),
         update: (oldObject, object) =>
           this.#primaryUpdated(
             object,
@@ -140,7 +142,7 @@ export class Controller {
       );
     }
     // Objects the primary informer already holds were announced before we subscribed.
-    for (const object of primary.list()) this.queue.add(objectKey(object), "background");
+    for (const object of primary.list()) this.queue.add(objectKey(object), listedPriority(object));
     await Promise.all(this.#watched.map(({ informer }) => informer.waitForSync()));
     if (this.queue.shuttingDown) return;
     const concurrency = this.#options.concurrency ?? 1;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "./object.ts";
-import { updatePriority } from "./priority.ts";
+import { listedPriority, updatePriority } from "./priority.ts";
 
 const before: KubeObject = {
   metadata: { name: "a", resourceVersion: "1", generation: 1, annotations: { x: "1" }, labels: { l: "1" } },
@@ -28,5 +28,30 @@ describe("updatePriority", () => {
     expect(
       updatePriority(secret, { ...secret, metadata: { ...secret.metadata, resourceVersion: "2" } }),
     ).toBe("change");
+  });
+});
+
+describe("listedPriority", () => {
+  const listed = (metadata: Partial<KubeObject["metadata"]>, status?: object): KubeObject => ({
+    metadata: { name: "a", generation: 2, ...metadata },
+    ...(status === undefined ? {} : { status }),
+  });
+
+  it.each<[string, KubeObject, "change" | "background"]>([
+    ["settled at its generation", listed({}, { observedGeneration: 2 }), "background"],
+    [
+      "a generation not observed yet (changed while berth was away)",
+      listed({}, { observedGeneration: 1 }),
+      "change",
+    ],
+    ["never reconciled", listed({}), "change"],
+    [
+      "being deleted",
+      listed({ deletionTimestamp: "2030-01-01T00:00:00Z" }, { observedGeneration: 2 }),
+      "change",
+    ],
+    ["without a generation (a Secret)", { metadata: { name: "s" } }, "background"],
+  ])("%s", (_, object, expected) => {
+    expect(listedPriority(object)).toBe(expected);
   });
 });

@@ -17,3 +17,16 @@ export function updatePriority(oldObject: KubeObject, newObject: KubeObject): Qu
   if (!deepEqual(before.labels ?? {}, after.labels ?? {})) return "change";
   return "background";
 }
+
+/**
+ * How urgent an object of a source's initial list is (after a start or a restart): in the
+ * background, unless a change is waiting in it: a deletion, or a generation its status has not
+ * observed yet (the kstatus `status.observedGeneration` convention).
+ */
+export function listedPriority(object: KubeObject): QueuePriority {
+  const { generation, deletionTimestamp } = object.metadata;
+  if (deletionTimestamp !== undefined) return "change";
+  if (generation === undefined) return "background";
+  const status = (object as { status?: { observedGeneration?: unknown } }).status;
+  return status?.observedGeneration === generation ? "background" : "change";
+}
