@@ -26,7 +26,16 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Called as each attempt leaves, i.e. each time the call spends the key's budget. */
   onSend?: () => void;
+  /**
+   * Shared by the calls of one scoped view (one reconcile): once one of them was admitted, its
+   * background calls may wait `begunWaitFactor` times longer for the budget, so a drift check that
+   * has begun is not abandoned half way, its first reads spent for nothing.
+   */
+  begun?: { admitted: boolean };
 }
+
+/** How much longer than maxBudgetWaitMs a begun reconcile's background call may wait. */
+export const begunWaitFactor = 10;
 
 /** About the response a result came from; not enumerable, so spreading or serializing a result drops it. */
 export interface ResponseMetadata {
@@ -56,6 +65,8 @@ export interface CallerDeps {
   random: () => number;
   timeoutsMs: Record<CallKind, number>;
   userAgent: string;
+  /** See HostingClientOptions.maxBudgetWaitMs. */
+  maxBudgetWaitMs?: number;
 }
 
 export type Caller = <R extends Route>(
@@ -218,13 +229,24 @@ function throwIfPausedLong(deps: CallerDeps, route: Route): void {
 /** The credential's place first, then the user's; the credential's is given back if the wait is abandoned. */
 async function acquirePermits(deps: CallerDeps, options: CallOptions): Promise<Permit[]> {
   const priority = options.priority ?? "user";
-  const credential = await deps.credentialLimiter.acquire(priority, options.signal);
+  const bound = budgetWaitBound(deps, options, priority);
+  const credential = await deps.credentialLimiter.acquire(priority, options.signal, bound);
   const userLimiter = deps.userLimiter();
-  if (userLimiter === undefined) return [credential];
-  try {
-    return [credential, await userLimiter.acquire(priority, options.signal)];
-  } catch (error) {
-    credential.cancel();
-    throw error;
+  let permits = [credential];
+  if (userLimiter !== undefined) {
+    try {
+      permits = [credential, await userLimiter.acquire(priority, options.signal, bound)];
+    } catch (error) {
+      credential.cancel();
+      throw error;
+    }
   }
+  if (options.begun !== undefined) options.begun.admitted = true;
+  return permits;
+}
+
+function budgetWaitBound(deps: CallerDeps, options: CallOptions, priority: Priority): number | undefined {
+  if (deps.maxBudgetWaitMs === undefined) return undefined;
+  const begun = priority === "background" && options.begun?.admitted === true;
+  return begun ? deps.maxBudgetWaitMs * begunWaitFactor : deps.maxBudgetWaitMs;
 }

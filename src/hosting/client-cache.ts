@@ -12,6 +12,8 @@ export type HostingClientCacheOptions = Omit<
 export interface HostingClientCache {
   /** The client for this credential, made on first use; one connection pool per base URL. */
   get(baseUrl: string, apiKey: string): HostingClient;
+  /** See LimiterRegistry.backgroundLag. */
+  backgroundLag(): Array<{ credentialId: string; lagMs: number }>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export function createHostingClientCache(options: HostingClientCacheOptions = {}
       }
       return client;
     },
+    backgroundLag: () => limiters.backgroundLag(),
     async close() {
       limiters.close(new Error("hosting clients closed"));
       clients.clear();

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createHostingClient, type HostingClient } from "./client.ts";
 import { HostingError } from "./errors.ts";
+import { BudgetWaitError } from "./limiter.ts";
 import type { HostingObserver } from "./observer.ts";
 import type { HttpRequest, HttpResponse, Transport } from "./transport.ts";
 
@@ -185,6 +186,46 @@ describe("retries", () => {
       retryAfterSec: 30,
     });
     expect(transport.requests).toHaveLength(1);
+  });
+
+  it("with maxBudgetWaitMs, gives up waiting for room in the budget: unsent, not a hosting error, with when to come back", async () => {
+    const transport = scripted([json(200, status)]);
+    const bounded = createHostingClient({
+      baseUrl: "http://hosting.test/v1",
+      apiKey,
+      transport,
+      limits: { perCredential: 1 },
+      maxBudgetWaitMs: 1_000,
+    });
+    await bounded.getAppStatus(projectId, appId);
+    const error = await settled(bounded.getAppStatus(projectId, appId)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BudgetWaitError);
+    expect(error).not.toBeInstanceOf(HostingError);
+    expect((error as BudgetWaitError).deferMs).toBeGreaterThan(55_000);
+    expect(transport.requests).toHaveLength(1);
+  });
+
+  it("lets a reconcile's background call wait longer once an earlier call of it was admitted", async () => {
+    const answers = () => [json(200, status), json(200, status)];
+    const bounded = (transport: Transport) =>
+      createHostingClient({
+        baseUrl: "http://hosting.test/v1",
+        apiKey,
+        transport,
+        limits: { perCredential: 1, windowMs: 5_000 },
+        maxBudgetWaitMs: 1_000,
+      });
+    const background = { priority: "background" } as const;
+    const begun = bounded(scripted(answers())).scoped({});
+    await begun.getAppStatus(projectId, appId, background);
+    await expect(settled(begun.getAppStatus(projectId, appId, background))).resolves.toMatchObject({
+      state: "running",
+    });
+    const fresh = bounded(scripted(answers()));
+    await fresh.getAppStatus(projectId, appId, background);
+    await expect(settled(fresh.getAppStatus(projectId, appId, background))).rejects.toBeInstanceOf(
+      BudgetWaitError,
+    );
   });
 
   it("waits as long as Retry-After on a 429 before trying again", async () => {

@@ -43,6 +43,11 @@ export interface HostingClientOptions {
   transportOptions?: TransportOptions;
   backoff?: Partial<BackoffPolicy>;
   timeoutsMs?: Partial<Record<CallKind, number>>;
+  /**
+   * The longest a call waits for room in the budget; beyond it, it fails with a BudgetWaitError
+   * saying when to come back (so a controller's worker is never held by the budget). Default: no bound.
+   */
+  maxBudgetWaitMs?: number;
 }
 
 export type CreateOptions = CallOptions & {
@@ -90,6 +95,7 @@ export function createHostingClient(options: HostingClientOptions) {
     random: options.random ?? Math.random,
     timeoutsMs: { ...defaultTimeoutsMs, ...options.timeoutsMs },
     userAgent: "berth/0.1",
+    ...(options.maxBudgetWaitMs === undefined ? {} : { maxBudgetWaitMs: options.maxBudgetWaitMs }),
   });
   return operations(
     { options, limiters, transport, credentialId, credentialLimiter, user, caller },
@@ -110,7 +116,7 @@ interface ClientCore {
 }
 
 /** Options every call of a scoped view carries (see `scoped`). */
-export type CallScope = Pick<CallOptions, "signal" | "onSend">;
+export type CallScope = Pick<CallOptions, "signal" | "onSend" | "begun">;
 
 const unscoped: CallScope = {};
 
@@ -148,7 +154,7 @@ function operations(core: ClientCore, scope: CallScope) {
      * The same client (budget, identity, connections) whose every call also carries `scope`: a
      * reconcile's abort signal, a count of what one resource spends.
      */
-    scoped: (next: CallScope) => operations(core, next),
+    scoped: (next: Omit<CallScope, "begun">) => operations(core, { ...next, begun: { admitted: false } }),
 
     /** The credential's rate limit: requests per window, as the service last said. */
     rateLimit: () => ({
@@ -279,6 +285,7 @@ function inScope(scope: CallScope, callOptions: CallOptions = {}): CallOptions {
   const onSends = [scope.onSend, callOptions.onSend].filter((f) => f !== undefined);
   return {
     ...callOptions,
+    ...(scope.begun === undefined ? {} : { begun: scope.begun }),
     ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
     ...(onSends.length === 0
       ? {}

@@ -18,7 +18,7 @@ export {
 export { type Clock, createSystemClock } from "./clock.ts";
 export * from "./errors.ts";
 export { canonicalJson, idempotencyKey } from "./idempotency.ts";
-export type { BudgetHint, Priority } from "./limiter.ts";
+export { type BudgetHint, BudgetWaitError, type Priority } from "./limiter.ts";
 export { documentedLimits, type LimiterDefaults, LimiterRegistry } from "./limiter-registry.ts";
 export type * from "./models.ts";
 export type * from "./observer.ts";

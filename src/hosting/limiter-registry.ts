@@ -41,6 +41,14 @@ export class LimiterRegistry {
     return this.get(this.users, userId, this.limits.perUser);
   }
 
+  /** How late background work (drift checks) turned away now runs, per credential id. */
+  backgroundLag(): Array<{ credentialId: string; lagMs: number }> {
+    return [...this.credentials].map(([credentialId, limiter]) => ({
+      credentialId,
+      lagMs: limiter.backgroundLagMs(),
+    }));
+  }
+
   close(reason: unknown): void {
     for (const limiter of [...this.credentials.values(), ...this.users.values()]) limiter.close(reason);
   }

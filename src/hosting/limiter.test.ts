@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createSystemClock } from "./clock.ts";
-import { type Permit, type Priority, RateLimiter, type RateLimiterOptions } from "./limiter.ts";
+import {
+  BudgetWaitError,
+  type Permit,
+  type Priority,
+  RateLimiter,
+  type RateLimiterOptions,
+} from "./limiter.ts";
 
 const windowMs = 60_000;
 const marginMs = 100;
@@ -248,5 +254,68 @@ describe("RateLimiter", () => {
     await vi.advanceTimersByTimeAsync(windowMs + marginMs);
     const permit: Permit = await next;
     expect(permit.waitedMs).toBe(2_000 + windowMs + marginMs);
+  });
+
+  describe("with a bound on the wait", () => {
+    it("gives up after the bound, saying when the budget is expected, and leaves the queue", async () => {
+      const rl = limiter({ limit: 2 });
+      const held = await Promise.all([rl.acquire("user"), rl.acquire("user")]);
+      for (const permit of held) permit.release();
+      const waiting = rl.acquire("background", undefined, 1_000);
+      const outcome = waiting.then(
+        () => "granted",
+        (error: unknown) => error,
+      );
+      await vi.advanceTimersByTimeAsync(999);
+      expect(rl.waiting).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      const error = await outcome;
+      expect(error).toBeInstanceOf(BudgetWaitError);
+      expect(error).toMatchObject({ code: "deferred" });
+      // Room comes a window (and its margin) after the two responses, 1 s of which has passed.
+      expect((error as BudgetWaitError).deferMs).toBe(windowMs + marginMs - 1_000);
+      expect(rl.waiting).toBe(0);
+    });
+
+    it("is granted as usual when room comes within the bound", async () => {
+      const rl = limiter({ limit: 1 });
+      const first = await rl.acquire("user");
+      const second = rl.acquire("user", undefined, 1_000);
+      await vi.advanceTimersByTimeAsync(500);
+      first.cancel();
+      await expect(second).resolves.toMatchObject({ waitedMs: 500 });
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(rl.waiting).toBe(0);
+    });
+
+    it("books background work that gave up evenly, one background pace apart, and reports the lag", async () => {
+      const rl = limiter({ limit: 10, reserveShare: 0.2 });
+      const admitted: string[] = [];
+      // Ten requests in flight: only a finishing one can make room, so the window says nothing.
+      const held = await Promise.all(request(rl, 10, "user", "a", admitted));
+      const gaveUp = [1, 2, 3].map(() =>
+        rl.acquire("background", undefined, 100).catch((error: unknown) => error),
+      );
+      await vi.advanceTimersByTimeAsync(100);
+      const pace = windowMs / 8;
+      expect(rl.backgroundPaceMs()).toBe(pace);
+      const delays = ((await Promise.all(gaveUp)) as BudgetWaitError[]).map((e) => e.deferMs);
+      expect(delays).toEqual([pace, 2 * pace, 3 * pace]);
+      expect(rl.backgroundLagMs()).toBe(3 * pace);
+      await vi.advanceTimersByTimeAsync(pace);
+      expect(rl.backgroundLagMs()).toBe(2 * pace);
+      for (const permit of held) permit.release();
+    });
+
+    it("expects user work no sooner than the pace of the user waiters ahead of it", async () => {
+      const rl = limiter({ limit: 10 });
+      const admitted: string[] = [];
+      const held = await Promise.all(request(rl, 10, "user", "a", admitted));
+      request(rl, 3, "user", "u", admitted);
+      const waiting = rl.acquire("user", undefined, 100).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(((await waiting) as BudgetWaitError).deferMs).toBe(4 * (windowMs / 10));
+      for (const permit of held) permit.release();
+    });
   });
 });

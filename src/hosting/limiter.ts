@@ -38,6 +38,22 @@ export interface Permit {
   observe(hint: BudgetHint): void;
 }
 
+/**
+ * A caller gave up waiting for the budget after its bound: no request left and nothing failed; it
+ * should come back after `deferMs`, when its turn is expected. Its `code` is the runtime's contract
+ * for "give the worker back and requeue at the same priority" (checked by shape, not by class).
+ */
+export class BudgetWaitError extends Error {
+  readonly code = "deferred";
+  readonly deferMs: number;
+
+  constructor(deferMs: number) {
+    super(`the rate-limit budget has no room for about ${Math.ceil(deferMs / 1000)} s; deferred`);
+    this.name = "BudgetWaitError";
+    this.deferMs = deferMs;
+  }
+}
+
 interface Waiter {
   priority: Priority;
   enqueuedAt: number;
@@ -98,6 +114,8 @@ export class RateLimiter {
   /** Waiters by priority, each in arrival order. */
   private readonly queues: Record<Priority, Waiter[]> = { user: [], background: [] };
   private cancelTimer: (() => void) | undefined;
+  /** The last turn booked for background work that gave up waiting (see expectedWaitMs). */
+  private backgroundBookedUntil = 0;
 
   constructor(options: RateLimiterOptions) {
     if (!(options.limit > 0) || !(options.windowMs > 0)) {
@@ -127,26 +145,74 @@ export class RateLimiter {
     return this.queues.user.length + this.queues.background.length;
   }
 
-  /** Resolves when a request may leave; rejects with the signal's reason if aborted while waiting. */
-  acquire(priority: Priority, signal?: AbortSignal): Promise<Permit> {
+  /**
+   * Resolves when a request may leave; rejects with the signal's reason if aborted while waiting,
+   * and with a BudgetWaitError (saying when to come back) once it waited `maxWaitMs` in vain.
+   */
+  acquire(priority: Priority, signal?: AbortSignal, maxWaitMs?: number): Promise<Permit> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { priority, enqueuedAt: this.clock.now(), grant: resolve, fail: reject };
-      const onAbort = () => {
+      let cancelGiveUp: (() => void) | undefined;
+      const leave = (reason: unknown) => {
         const queue = this.queues[priority];
         const index = queue.indexOf(waiter);
-        if (index >= 0) queue.splice(index, 1);
-        reject(signal?.reason);
+        if (index < 0) return;
+        queue.splice(index, 1);
+        signal?.removeEventListener("abort", onAbort);
+        cancelGiveUp?.();
+        reject(reason);
         this.pump();
       };
+      const onAbort = () => leave(signal?.reason);
       waiter.grant = (permit) => {
         signal?.removeEventListener("abort", onAbort);
+        cancelGiveUp?.();
         resolve(permit);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.queues[priority].push(waiter);
       this.pump();
+      if (maxWaitMs !== undefined && this.queues[priority].includes(waiter)) {
+        cancelGiveUp = this.clock.setTimer(maxWaitMs, () =>
+          leave(new BudgetWaitError(this.expectedWaitMs(waiter))),
+        );
+      }
     });
+  }
+
+  /**
+   * When `waiter` is likely admitted: not before the window has room. User work: no sooner than the
+   * pace of the user waiters ahead. Background work is booked a turn, one background pace after the
+   * last one booked, so drift that asks for more than its share is stretched evenly over time
+   * instead of coming back all at once.
+   */
+  private expectedWaitMs(waiter: Waiter): number {
+    const now = this.clock.now();
+    const at = this.admissibleAt(now, waiter);
+    const byRoom = Number.isFinite(at) ? at - now : 0;
+    if (waiter.priority === "background") {
+      const turn = Math.max(
+        now + byRoom,
+        Math.max(now, this.backgroundBookedUntil) + this.backgroundPaceMs(),
+      );
+      this.backgroundBookedUntil = turn;
+      return Math.round(turn - now);
+    }
+    const ahead = this.queues.user.indexOf(waiter);
+    const byPace = ((ahead + 1) * this.windowMs) / this.limitValue;
+    return Math.round(Math.min(this.windowMs, Math.max(byPace, byRoom)));
+  }
+
+  /** The time between two background requests when background work has the whole of its share. */
+  backgroundPaceMs(): number {
+    const share = this.limitValue - Math.floor(this.limitValue * this.reserveShare);
+    return this.windowMs / Math.max(1, share);
+  }
+
+  /** How long background work turned away now waits for its booked turn: the drift lag (0 when none is). */
+  backgroundLagMs(): number {
+    return Math.max(0, this.backgroundBookedUntil - this.clock.now());
   }
 
   /**

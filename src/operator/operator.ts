@@ -25,7 +25,7 @@ import {
 import { createCostMetrics } from "../telemetry/cost-metrics.ts";
 import { createHostingMetrics } from "../telemetry/hosting-metrics.ts";
 import type { Logger } from "../telemetry/logger.ts";
-import { createMetrics } from "../telemetry/metrics.ts";
+import { createDriftMetrics, createMetrics } from "../telemetry/metrics.ts";
 import { type OperatorConfigInput, operatorConfigSchema } from "./config.ts";
 import { controllers } from "./controllers.ts";
 import { InformerSet } from "./informers.ts";
@@ -38,7 +38,10 @@ export interface OperatorDeps {
   /** Use this cluster instead of loading `config.kubeconfig` (tests, `berth dev`: an in-process KubeConfig). */
   kubeConfig?: ClusterAccess | ConnectionSource;
   /** Hosting client tuning: a sped-up clock's rate-limit window in benchmarks, say. */
-  hosting?: Pick<HostingClientCacheOptions, "limits" | "limiterTuning" | "clock" | "backoff">;
+  hosting?: Pick<
+    HostingClientCacheOptions,
+    "limits" | "limiterTuning" | "clock" | "backoff" | "maxBudgetWaitMs"
+  >;
   /** Poll and retry timings (defaults suit the real service). */
   settings?: Partial<Omit<ControllerSettings, "driftIntervalMs">>;
   /** The running build's version, named when the operator refuses older CRDs. */
@@ -124,6 +127,9 @@ export async function startOperator(
       // A worker never sleeps through a long Retry-After: the reconcile requeues after it instead.
       ...deps.hosting,
       backoff: { maxServerWaitMs: 1000, ...deps.hosting?.backoff },
+      // Nor is it held by the budget: a call that finds no room within a second gives the worker
+      // back, and the reconcile is requeued, at its priority, for when its turn is expected.
+      maxBudgetWaitMs: deps.hosting?.maxBudgetWaitMs ?? 1000,
       limiterTuning: { reserveShare: config.backgroundReserve, ...deps.hosting?.limiterTuning },
       // A reconcile holds its connection while the service takes seconds to create: one per worker.
       transportOptions: { connections: config.concurrency },
@@ -132,6 +138,13 @@ export async function startOperator(
     }),
     new IdentityCache(),
     new ResourceBudget(config.resourceBudgetShare, Date.now),
+  );
+  createDriftMetrics(registry, () =>
+    hosting.driftLag().map(({ credentialId, lagMs }) => ({
+      credential: credentialId,
+      lagSeconds: lagMs / 1000,
+      effectiveIntervalSeconds: (config.driftInterval + lagMs) / 1000,
+    })),
   );
   const recorder = new EventRecorder({ sink: kubeEventSink(kube), logger, reportingInstance: identity });
   const resourceMetrics = createResourceMetrics(registry);

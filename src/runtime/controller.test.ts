@@ -14,7 +14,30 @@ function source(store: Store): Source {
 }
 
 function object(name: string, resourceVersion: string, extra: Partial<KubeObject> = {}): KubeObject {
-  return { metadata: { name, namespace: "ns", resourceVersion }, ...extra };
+  // Settled at its generation, unless `extra` says otherwise.
+  return {
+    metadata: { name, namespace: "ns", resourceVersion, generation: 1 },
+    status: { observedGeneration: 1 },
+    ...extra,
+  };
+}
+
+/** `name` at a new resourceVersion, with its metadata changed by `meta`. */
+function changed(name: string, resourceVersion: string, meta: Partial<KubeObject["metadata"]>, extra = {}) {
+  const base = object(name, resourceVersion, extra);
+  return { ...base, metadata: { ...base.metadata, ...meta } };
+}
+
+/** A reconciler recording each run; the run numbered `blockAt` (1-based) waits for the gate. */
+function recording(blockAt: number) {
+  const runs: string[] = [];
+  const blocked = gate();
+  const reconcile: Reconciler = async ({ key }) => {
+    runs.push(key);
+    if (runs.length === blockAt) await blocked.opened;
+    return Outcome.done();
+  };
+  return { runs, release: blocked.open, reconcile };
 }
 
 function controller(store: Store, reconcile: Reconciler, concurrency = 4) {
@@ -211,5 +234,95 @@ describe("Controller", () => {
     c.abort();
     expect(context?.signal.aborted).toBe(true);
     await c.stop();
+  });
+
+  it("hands out changes made after the sync before the initial list's keys", async () => {
+    const store = new Store(logger);
+    for (const name of ["a", "b", "c"]) store.upsert(object(name, "1"));
+    const { runs, release, reconcile } = recording(1);
+    const { controller: c } = controller(store, reconcile, 1);
+    await c.start();
+    await until(() => runs.length === 1);
+    store.upsert(changed("c", "2", {}, { status: { seen: true } }));
+    store.upsert(object("new", "1"));
+    store.upsert(changed("b", "2", { generation: 2 }));
+    release();
+    await until(() => runs.length === 4);
+    await c.stop();
+    expect(runs).toEqual(["ns/a", "ns/new", "ns/b", "ns/c"]);
+  });
+
+  it("puts deletions, new objects and annotation requests before status written by others", async () => {
+    const store = new Store(logger);
+    for (const name of ["a", "s", "d", "r"]) store.upsert(object(name, "1"));
+    const { runs, release, reconcile } = recording(5);
+    const { controller: c } = controller(store, reconcile, 1);
+    await c.start();
+    await until(() => runs.length === 4);
+    store.upsert(changed("a", "2", { generation: 2 }));
+    await until(() => runs.length === 5);
+    store.upsert(changed("s", "2", {}, { status: { by: "someone else" } }));
+    store.remove(object("d", "1"));
+    store.upsert(object("n", "1"));
+    store.upsert(changed("r", "2", { annotations: { "berth.dev/reconcile-requested-at": "now" } }));
+    release();
+    await until(() => runs.length === 9);
+    await c.stop();
+    expect(runs.slice(5)).toEqual(["ns/d", "ns/n", "ns/r", "ns/s"]);
+  });
+
+  it("hands out the primaries a related change wakes before the initial list's keys", async () => {
+    const primaries = new Store(logger);
+    const secrets = new Store(logger);
+    for (const name of ["a", "p1", "p2"]) primaries.upsert(object(name, "1"));
+    const { runs, release, reconcile } = recording(1);
+    const { controller: c } = controller(primaries, reconcile, 1);
+    c.watch(source(secrets), () => ["ns/p2"]);
+    await c.start();
+    await until(() => runs.length === 1);
+    secrets.upsert(object("creds", "1"));
+    release();
+    await until(() => runs.length === 3);
+    await c.stop();
+    expect(runs).toEqual(["ns/a", "ns/p2", "ns/p1"]);
+  });
+
+  it("gives the worker back when a reconcile defers, and runs it again after the delay", async () => {
+    const store = new Store(logger);
+    store.upsert(object("x", "1"));
+    store.upsert(object("y", "1"));
+    const runs: Array<[string, number]> = [];
+    const { controller: c, registry } = controller(
+      store,
+      async ({ key }) => {
+        runs.push([key, Date.now()]);
+        if (key === "ns/x" && runs.length === 1)
+          throw Object.assign(new Error("no budget"), { code: "deferred", deferMs: 200 });
+        return Outcome.done();
+      },
+      1,
+    );
+    await c.start();
+    await until(() => runs.length === 3);
+    await c.stop();
+    expect(runs.map(([key]) => key)).toEqual(["ns/x", "ns/y", "ns/x"]);
+    const [[, firstAt], , [, againAt]] = runs as [[string, number], [string, number], [string, number]];
+    expect(againAt - firstAt).toBeGreaterThanOrEqual(190);
+    const errors = await registry.getSingleMetric("controller_runtime_reconcile_errors_total")?.get();
+    expect(errors?.values[0]?.value ?? 0).toBe(0);
+  });
+
+  it("hands out an initial-list object whose generation is not observed yet before the settled ones", async () => {
+    const store = new Store(logger);
+    store.upsert(object("s1", "1"));
+    store.upsert(object("s2", "1"));
+    store.upsert(changed("pending", "1", { generation: 2 }));
+    const { runs, release, reconcile } = recording(0);
+    release();
+    const { controller: c } = controller(store, reconcile, 1);
+    await c.start();
+    await until(() => runs.length === 3);
+    await c.stop();
+    expect(runs).toEqual(["ns/pending", "ns/s1", "ns/s2"]);
   });
 });

@@ -2,10 +2,11 @@ import type { Logger } from "../telemetry/logger.ts";
 import type { ControllerMetrics, WorkqueueMetrics } from "../telemetry/metrics.ts";
 import type { WorkProgress } from "./health.ts";
 import { type KubeObject, objectKey, parseKey } from "./object.ts";
-import { applyOutcome, Outcome } from "./outcome.ts";
+import { applyOutcome, isDeferral, Outcome } from "./outcome.ts";
+import { listedPriority, updatePriority } from "./priority.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import type { StoreHandlers } from "./store.ts";
-import { WorkQueue } from "./workqueue.ts";
+import { type QueuePriority, WorkQueue } from "./workqueue.ts";
 
 export interface ReconcileRequest {
   /** `namespace/name`, the informer store's key. */
@@ -50,6 +51,8 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiter;
   /** Epoch ms; injectable for tests (default Date.now). */
   now?: () => number;
+  /** See WorkQueueOptions.backgroundAgingMs. */
+  backgroundAgingMs?: number;
 }
 
 interface Watched {
@@ -71,8 +74,8 @@ export class Controller {
   readonly #abort = new AbortController();
   /** Per key, the resourceVersions its reconciles wrote, until their watch events arrive. */
   readonly #ownWrites = new Map<string, string[]>();
-  /** Per key being reconciled, the resourceVersions of primary updates that arrived meanwhile. */
-  readonly #arrivedDuring = new Map<string, string[]>();
+  /** Per key being reconciled, the primary updates that arrived meanwhile. */
+  readonly #arrivedDuring = new Map<string, Array<{ version: string; priority: QueuePriority }>>();
   #workers: Promise<void>[] = [];
   #active = 0;
   #lastProgressAt: number;
@@ -86,6 +89,7 @@ export class Controller {
       name: options.name,
       metrics: options.metrics.workqueue,
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+      ...(options.backgroundAgingMs === undefined ? {} : { backgroundAgingMs: options.backgroundAgingMs }),
     });
     this.#watched = [{ informer: options.informer, map: (object) => [objectKey(object)] }];
   }
@@ -96,21 +100,35 @@ export class Controller {
     return this;
   }
 
-  /** Subscribes to the informers, waits for them to sync, then starts the workers. */
+  /**
+   * Subscribes to the informers, waits for them to sync, then starts the workers. What a source
+   * announces before it synced (its initial list) is background work, but for primaries with a
+   * change waiting (listedPriority); after, an added or deleted object, an update a person made
+   * (updatePriority) and the primaries a related change maps to are changes, which the queue hands
+   * out first.
+   */
   async start(): Promise<void> {
+    const primary = this.#options.informer;
+    const primarySynced = syncFlag(primary);
     this.#unsubscribe.push(
-      this.#options.informer.on({
-        add: (object) => this.queue.add(objectKey(object)),
-        update: (_, object) => this.#primaryUpdated(object),
+      primary.on({
+        add: (object) =>
+          this.queue.add(objectKey(object), primarySynced.synced ? "change" : listedPriority(object)),
+        update: (oldObject, object) =>
+          this.#primaryUpdated(
+            object,
+            primarySynced.synced ? updatePriority(oldObject, object) : "background",
+          ),
         delete: (object) => {
           this.#ownWrites.delete(objectKey(object));
-          this.queue.add(objectKey(object));
+          this.queue.add(objectKey(object), "change");
         },
       }),
     );
     for (const { informer, map } of this.#watched.slice(1)) {
+      const synced = syncFlag(informer);
       const enqueue = (object: KubeObject) => {
-        for (const key of map(object)) this.queue.add(key);
+        for (const key of map(object)) this.queue.add(key, synced.priority());
       };
       this.#unsubscribe.push(
         informer.on({
@@ -124,7 +142,7 @@ export class Controller {
       );
     }
     // Objects the primary informer already holds were announced before we subscribed.
-    for (const object of this.#options.informer.list()) this.queue.add(objectKey(object));
+    for (const object of primary.list()) this.queue.add(objectKey(object), listedPriority(object));
     await Promise.all(this.#watched.map(({ informer }) => informer.waitForSync()));
     if (this.queue.shuttingDown) return;
     const concurrency = this.#options.concurrency ?? 1;
@@ -171,16 +189,16 @@ export class Controller {
    * arrives while its key is reconciled is judged when the reconcile ends, since the write's answer
    * and its watch event race.
    */
-  #primaryUpdated(object: KubeObject): void {
+  #primaryUpdated(object: KubeObject, priority: QueuePriority): void {
     const key = objectKey(object);
     const version = object.metadata.resourceVersion;
     if (version === undefined) {
-      this.queue.add(key);
+      this.queue.add(key, priority);
       return;
     }
     const during = this.#arrivedDuring.get(key);
-    if (during !== undefined) during.push(version);
-    else if (!this.#takeOwnWrite(key, version)) this.queue.add(key);
+    if (during !== undefined) during.push({ version, priority });
+    else if (!this.#takeOwnWrite(key, version)) this.queue.add(key, priority);
   }
 
   #recordOwnWrite(key: string, version: string | undefined): void {
@@ -214,11 +232,13 @@ export class Controller {
       const arrived = this.#arrivedDuring.get(key) ?? [];
       this.#arrivedDuring.delete(key);
       // Added while processing: the key runs again once done.
-      if (arrived.some((version) => !this.#takeOwnWrite(key, version))) this.queue.add(key);
+      for (const { priority } of arrived.filter(({ version }) => !this.#takeOwnWrite(key, version)))
+        this.queue.add(key, priority);
       endTimer();
       applyOutcome(outcome, {
         controller: this.name,
         key,
+        priority: this.queue.processingPriority(key) ?? "change",
         queue: this.queue,
         metrics: metrics.controller,
         logger: this.#logger,
@@ -243,7 +263,22 @@ export class Controller {
         },
       );
     } catch (error) {
-      return Outcome.error(error);
+      return isDeferral(error) ? Outcome.deferred(error.deferMs) : Outcome.error(error);
     }
   }
+}
+
+/** Whether `source` has synced: until then, what it announces is its initial list (background work). */
+function syncFlag(source: Source): { readonly synced: boolean; priority(): QueuePriority } {
+  const flag = {
+    synced: false,
+    priority: (): QueuePriority => (flag.synced ? "change" : "background"),
+  };
+  source.waitForSync().then(
+    () => {
+      flag.synced = true;
+    },
+    () => {},
+  );
+  return flag;
 }

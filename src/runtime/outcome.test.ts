@@ -3,12 +3,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../telemetry/logger.ts";
 import { createControllerMetrics } from "../telemetry/metrics.ts";
 import { KubeApiError } from "./errors.ts";
-import { applyOutcome, Outcome } from "./outcome.ts";
-import { WorkQueue } from "./workqueue.ts";
+import { applyOutcome, isDeferral, Outcome } from "./outcome.ts";
+import { type QueuePriority, WorkQueue } from "./workqueue.ts";
 
 let registry: Registry;
 let queue: WorkQueue;
-let apply: (outcome: Outcome) => void;
+let apply: (outcome: Outcome, priority?: QueuePriority) => void;
 
 async function counter(name: string, labels: Record<string, string>): Promise<number> {
   const values = (await registry.getSingleMetric(name)?.get())?.values ?? [];
@@ -31,8 +31,8 @@ beforeEach(async () => {
   // The key is being processed, as it is when a reconcile returns.
   queue.add("ns/a");
   await queue.get();
-  apply = (outcome) => {
-    applyOutcome(outcome, { controller: "widgets", key: "ns/a", queue, metrics, logger });
+  apply = (outcome, priority = "change") => {
+    applyOutcome(outcome, { controller: "widgets", key: "ns/a", priority, queue, metrics, logger });
     queue.done("ns/a");
   };
 });
@@ -104,5 +104,52 @@ describe("applyOutcome", () => {
     ).toBe(1);
     // One for the first failure, one for the terminal one.
     expect(await counter("controller_runtime_reconcile_errors_total", { controller: "widgets" })).toBe(2);
+  });
+
+  it("requeueAfter comes back in the background; a follow-up keeps the priority it ran at", async () => {
+    apply(Outcome.requeueAfter(1_000), "change");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(queue.lengthOf("background")).toBe(1);
+    await queue.get();
+    apply(Outcome.followUpAfter(1_000), "change");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(queue.lengthOf("change")).toBe(1);
+  });
+
+  it("errors are retried at the priority the key ran at", async () => {
+    apply(Outcome.error(new Error("boom")), "background");
+    await vi.advanceTimersByTimeAsync(10);
+    expect(queue.lengthOf("background")).toBe(1);
+    await queue.get();
+    apply(Outcome.error(new Error("boom")), "change");
+    await vi.advanceTimersByTimeAsync(20);
+    expect(queue.lengthOf("change")).toBe(1);
+  });
+
+  it("deferred: back after its delay at the same priority, the backoff untouched, not an error", async () => {
+    apply(Outcome.error(new Error("a failure first")));
+    await vi.advanceTimersByTimeAsync(10);
+    await queue.get();
+    apply(Outcome.deferred(4_000), "change");
+    expect(queue.retries("ns/a")).toBe(1);
+    expect(await requeuedWithin(3_999)).toBe(false);
+    expect(await requeuedWithin(1)).toBe(true);
+    expect(queue.lengthOf("change")).toBe(1);
+    expect(await counter("berth_reconcile_deferred_total", { controller: "widgets" })).toBe(1);
+    expect(await counter("controller_runtime_reconcile_errors_total", { controller: "widgets" })).toBe(1);
+  });
+});
+
+describe("isDeferral", () => {
+  it("recognises any error of the deferral's shape, and nothing else", () => {
+    class Elsewhere extends Error {
+      readonly code = "deferred";
+      readonly deferMs = 2_000;
+    }
+    expect(isDeferral(new Elsewhere())).toBe(true);
+    expect(isDeferral({ code: "deferred", deferMs: Number.NaN })).toBe(false);
+    expect(isDeferral({ code: "rate_limited", deferMs: 1 })).toBe(false);
+    expect(isDeferral(new Error("deferred"))).toBe(false);
+    expect(isDeferral(undefined)).toBe(false);
   });
 });

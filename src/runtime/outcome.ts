@@ -1,14 +1,19 @@
 import type { Logger } from "../telemetry/logger.ts";
 import type { ControllerMetrics } from "../telemetry/metrics.ts";
 import { isKubeError } from "./errors.ts";
-import type { WorkQueue } from "./workqueue.ts";
+import type { QueuePriority, WorkQueue } from "./workqueue.ts";
 
 /** What a reconcile asks for next. */
 export type Outcome =
   /** Converged: nothing to do until the object (or something it watches) changes. */
   | { kind: "done" }
-  /** Converged for now; look again after `ms` (polling external work, drift checks). */
-  | { kind: "requeueAfter"; ms: number }
+  /**
+   * Look again after `ms`: in the background (drift checks, polls of settled objects), or, with
+   * `followUp`, at the priority of this reconcile (a change still in progress, a Retry-After).
+   */
+  | { kind: "requeueAfter"; ms: number; followUp?: boolean }
+  /** Could not go on without waiting for the budget: the worker is given back; again after `ms`, at the same priority. */
+  | { kind: "deferred"; ms: number }
   /** Failed in a way a retry may fix: retried with per-key backoff. */
   | { kind: "error"; error: unknown }
   /** Failed in a way only a change to the object can fix: not retried until it changes. */
@@ -17,13 +22,33 @@ export type Outcome =
 export const Outcome = {
   done: (): Outcome => ({ kind: "done" }),
   requeueAfter: (ms: number): Outcome => ({ kind: "requeueAfter", ms }),
+  followUpAfter: (ms: number): Outcome => ({ kind: "requeueAfter", ms, followUp: true }),
+  deferred: (ms: number): Outcome => ({ kind: "deferred", ms }),
   error: (error: unknown): Outcome => ({ kind: "error", error }),
   terminal: (error: unknown): Outcome => ({ kind: "terminal", error }),
 };
 
+/**
+ * What a reconcile throws when it cannot go on without waiting (the hosting budget has no room
+ * soon): any error with this shape, so layers the runtime must not import can throw their own class.
+ */
+export interface Deferral {
+  code: "deferred";
+  /** When to come back. */
+  deferMs: number;
+}
+
+export function isDeferral(error: unknown): error is Deferral {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, deferMs } = error as Partial<Record<keyof Deferral, unknown>>;
+  return code === "deferred" && typeof deferMs === "number" && Number.isFinite(deferMs) && deferMs >= 0;
+}
+
 export interface OutcomeTarget {
   controller: string;
   key: string;
+  /** The priority the key was processed at: retries and follow-ups keep it. */
+  priority: QueuePriority;
   queue: WorkQueue;
   metrics: ControllerMetrics;
   logger: Logger;
@@ -35,7 +60,7 @@ export interface OutcomeTarget {
  */
 export function applyOutcome(
   outcome: Outcome,
-  { controller, key, queue, metrics, logger }: OutcomeTarget,
+  { controller, key, priority, queue, metrics, logger }: OutcomeTarget,
 ): void {
   switch (outcome.kind) {
     case "done":
@@ -46,16 +71,23 @@ export function applyOutcome(
       if (outcome.ms <= 0) {
         // "Again at once" is rate limited (controller-runtime's Requeue): a reconcile that keeps
         // asking without getting anywhere backs off instead of spinning; any other outcome resets it.
-        queue.addRateLimited(key);
+        queue.addRateLimited(key, priority);
         metrics.reconcileTotal.inc({ controller, result: "requeue" });
         return;
       }
       queue.forget(key);
-      queue.addAfter(key, outcome.ms);
+      queue.addAfter(key, outcome.ms, outcome.followUp === true ? priority : "background");
       metrics.reconcileTotal.inc({ controller, result: "requeue_after" });
       return;
+    case "deferred":
+      // Neither progress nor failure: the backoff stays as it was.
+      queue.addAfter(key, outcome.ms, priority);
+      metrics.reconcileTotal.inc({ controller, result: "requeue_after" });
+      metrics.reconcileDeferred.inc({ controller });
+      logger.debug({ key, ms: outcome.ms }, "no room in the budget soon; worker given back");
+      return;
     case "error":
-      queue.addRateLimited(key);
+      queue.addRateLimited(key, priority);
       if (isKubeError(outcome.error, "conflict")) {
         metrics.reconcileTotal.inc({ controller, result: "requeue" });
         logger.debug({ key, err: outcome.error }, "conflict; requeued");

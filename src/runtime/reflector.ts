@@ -9,6 +9,7 @@ import {
   asKubeObject,
   collectionPath,
   type KubeObject,
+  objectKey,
   type ResourceType,
   resourceLabel,
 } from "./object.ts";
@@ -147,21 +148,31 @@ export class Reflector {
     this.#resourceVersion = undefined;
   }
 
+  /**
+   * Lists page by page (`limit`/`continue`), each page going into the store as it arrives, so no
+   * more than one page is held besides the store (a relist never holds a second copy of every
+   * object); then sweeps what the list no longer has. A list broken off half way leaves the store
+   * with some objects newer than others, as a watch does, and the next list completes it.
+   */
   async #list(): Promise<void> {
-    const { client, type, namespace, labelSelector, pageSize = 500 } = this.#options;
+    const { client, type, namespace, labelSelector, store, pageSize = 500 } = this.#options;
     const path = collectionPath(type, namespace);
-    const items: KubeObject[] = [];
+    const listed = new Set<string>();
     let continueToken: string | undefined;
     let resourceVersion: string;
     do {
       const query: Query = { limit: pageSize, continue: continueToken, labelSelector };
       const page = listSchema.parse(await client.call("GET", path, { query, signal: this.#stopping.signal }));
       const kind = page.kind?.replace(/List$/, "") ?? type.kind;
-      for (const raw of page.items ?? []) items.push(this.#toObject(raw, kind));
+      for (const raw of page.items ?? []) {
+        const object = this.#toObject(raw, kind);
+        listed.add(objectKey(object));
+        store.upsert(object);
+      }
       continueToken = page.metadata.continue || undefined;
       resourceVersion = page.metadata.resourceVersion;
     } while (continueToken !== undefined);
-    this.#options.store.replace(items, (object) => this.#inScope(object));
+    store.sweep(listed, (object) => this.#inScope(object));
     this.#resourceVersion = resourceVersion;
     this.#markSynced();
   }
@@ -179,6 +190,8 @@ export class Reflector {
     const watching = new AbortController();
     const stop = () => watching.abort();
     this.#stopping.signal.addEventListener("abort", stop, { once: true });
+    // A stop between the list and this watch: the listener above came too late to hear it.
+    if (this.#stopping.signal.aborted) watching.abort();
     const idle = setTimeout(() => watching.abort(new SilentWatchError()), idleMs);
     const query: Query = {
       watch: 1,

@@ -71,6 +71,11 @@ export class Store<T extends KubeObject = KubeObject> {
       listed.add(objectKey(item));
       this.upsert(item);
     }
+    this.sweep(listed, inScope);
+  }
+
+  /** Deletes the entries `inScope` selects whose keys a fresh list (upserted page by page) did not have. */
+  sweep(listed: ReadonlySet<string>, inScope: (object: T) => boolean = () => true): void {
     for (const [key, stale] of this.#items) {
       if (!listed.has(key) && inScope(stale)) this.remove(stale);
     }

@@ -166,6 +166,127 @@ describe("WorkQueue", () => {
   });
 });
 
+describe("WorkQueue priorities", () => {
+  type Step = ["add", string, "change" | "background"] | ["take"] | ["done", string] | ["wait", number];
+
+  /** Runs `steps`; returns the keys `take` handed out, in order. */
+  async function run(steps: Step[], agingMs = 10_000): Promise<string[]> {
+    const queue = new WorkQueue({ name: "t", backgroundAgingMs: agingMs });
+    const taken: string[] = [];
+    for (const step of steps) {
+      if (step[0] === "add") queue.add(step[1], step[2]);
+      if (step[0] === "take") taken.push((await queue.get()) ?? "none");
+      if (step[0] === "done") queue.done(step[1]);
+      if (step[0] === "wait") await vi.advanceTimersByTimeAsync(step[1]);
+    }
+    return taken;
+  }
+
+  it.each<[string, Step[], string[]]>([
+    [
+      "changes before background keys, FIFO within each",
+      [
+        ["add", "b1", "background"],
+        ["add", "c1", "change"],
+        ["add", "b2", "background"],
+        ["add", "c2", "change"],
+        ["take"],
+        ["take"],
+        ["take"],
+        ["take"],
+      ],
+      ["c1", "c2", "b1", "b2"],
+    ],
+    [
+      "a background key added again as a change moves up, keeping its place in time",
+      [
+        ["add", "b1", "background"],
+        ["add", "b2", "background"],
+        ["add", "c1", "change"],
+        ["add", "b2", "change"],
+        ["take"],
+        ["take"],
+        ["take"],
+      ],
+      ["c1", "b2", "b1"],
+    ],
+    [
+      "a change added again as background stays a change, and is queued once",
+      [
+        ["add", "c1", "change"],
+        ["add", "b1", "background"],
+        ["add", "c1", "background"],
+        ["take"],
+        ["take"],
+        ["add", "x", "background"],
+        ["take"],
+      ],
+      ["c1", "b1", "x"],
+    ],
+    [
+      "a key added while processed comes back at the highest priority it was added with",
+      [
+        ["add", "k", "background"],
+        ["add", "b1", "background"],
+        ["take"],
+        ["add", "k", "background"],
+        ["add", "k", "change"],
+        ["add", "c1", "change"],
+        ["done", "k"],
+        ["take"],
+        ["take"],
+        ["take"],
+      ],
+      ["k", "c1", "k", "b1"],
+    ],
+  ])("%s", async (_, steps, expected) => {
+    expect(await run(steps)).toEqual(expected);
+  });
+
+  it("never starves a background key behind a stream of changes (controller-runtime #3496)", async () => {
+    const queue = new WorkQueue({ name: "t", backgroundAgingMs: 5_000 });
+    queue.add("drift", "background");
+    let servedAtMs: number | undefined;
+    // One change arrives every 100 ms and a worker takes one key every 100 ms: changes alone would
+    // keep the single worker busy forever.
+    for (let tick = 0; tick < 200 && servedAtMs === undefined; tick++) {
+      queue.add(`change-${tick}`, "change");
+      const key = await queue.get();
+      if (key === "drift") servedAtMs = tick * 100;
+      else if (key !== undefined) queue.done(key);
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    expect(servedAtMs).toBe(5_000);
+  });
+
+  it("serves aged background keys every other time, so changes still get half the workers", async () => {
+    const queue = new WorkQueue({ name: "t", backgroundAgingMs: 1_000 });
+    for (let i = 0; i < 4; i++) queue.add(`b${i}`, "background");
+    await vi.advanceTimersByTimeAsync(1_000);
+    for (let i = 0; i < 4; i++) queue.add(`c${i}`, "change");
+    expect(await drainReady(queue)).toEqual(["b0", "c0", "b1", "c1", "b2", "c2", "b3", "c3"]);
+  });
+
+  it("keeps a delayed key's highest priority when two delays meet", async () => {
+    const queue = new WorkQueue({ name: "t" });
+    queue.addAfter("a", 1_000, "background");
+    queue.addAfter("a", 5_000, "change");
+    queue.addAfter("b", 2_000, "background");
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(queue.lengthOf("change")).toBe(1);
+    expect(await drainReady(queue)).toEqual(["a", "b"]);
+  });
+
+  it("says at which priority a key being processed was handed out", async () => {
+    const queue = new WorkQueue({ name: "t" });
+    queue.add("a", "background");
+    expect(await queue.get()).toBe("a");
+    expect(queue.processingPriority("a")).toBe("background");
+    queue.done("a");
+    expect(queue.processingPriority("a")).toBeUndefined();
+  });
+});
+
 describe("rate limiters", () => {
   it("grows per-key delays from 5 ms, doubling, capped at 1000 s, per key", () => {
     const limiter = new ExponentialRateLimiter();

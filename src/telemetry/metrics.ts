@@ -27,6 +27,8 @@ export interface ControllerMetrics {
   reconcileTotal: Counter<"controller" | "result">;
   reconcileErrors: Counter<"controller">;
   terminalReconcileErrors: Counter<"controller">;
+  /** Reconciles that gave their worker back rather than wait for the hosting budget. */
+  reconcileDeferred: Counter<"controller">;
   reconcileTime: Histogram<"controller">;
   activeWorkers: Gauge<"controller">;
   maxConcurrentReconciles: Gauge<"controller">;
@@ -56,6 +58,12 @@ export function createControllerMetrics(registry: Registry): ControllerMetrics {
     terminalReconcileErrors: new Counter({
       name: "controller_runtime_terminal_reconcile_errors_total",
       help: "Total number of terminal reconciliation errors per controller",
+      labelNames: ["controller"],
+      registers,
+    }),
+    reconcileDeferred: new Counter({
+      name: "berth_reconcile_deferred_total",
+      help: "Reconciles that gave their worker back instead of waiting for the hosting budget, requeued at their priority",
       labelNames: ["controller"],
       registers,
     }),
@@ -215,4 +223,40 @@ export function registerBuildInfo(
     registers: [registry],
   });
   gauge.set(info, 1);
+}
+
+/** One credential's drift, read at scrape time. */
+export interface DriftReading {
+  credential: string;
+  /** How late a drift check falling due now runs, because drift asks for more than the budget's background share. */
+  lagSeconds: number;
+  /** The drift interval as it comes out: the configured one plus that lag. */
+  effectiveIntervalSeconds: number;
+}
+
+/** `berth_drift_lag_seconds` and `berth_drift_effective_interval_seconds`, per credential. */
+export function createDriftMetrics(registry: Registry, read: () => DriftReading[]): void {
+  const registers = [registry];
+  const lag: Gauge<"credential"> = new Gauge({
+    name: "berth_drift_lag_seconds",
+    help: "How late a drift check falling due now runs, because drift asks for more reads than the key's background share",
+    labelNames: ["credential"],
+    registers,
+    collect: () => {
+      lag.reset();
+      for (const reading of read()) lag.set({ credential: reading.credential }, reading.lagSeconds);
+    },
+  });
+  const interval: Gauge<"credential"> = new Gauge({
+    name: "berth_drift_effective_interval_seconds",
+    help: "The drift interval as it comes out per credential: the configured interval plus the drift lag",
+    labelNames: ["credential"],
+    registers,
+    collect: () => {
+      interval.reset();
+      for (const reading of read()) {
+        interval.set({ credential: reading.credential }, reading.effectiveIntervalSeconds);
+      }
+    },
+  });
 }

@@ -58,6 +58,11 @@ export class HostingAccess {
     return { client, me: await this.#identities.get(client, credentials.baseUrl) };
   }
 
+  /** How late drift checks turned away by the budget run now, per credential id. */
+  driftLag(): Array<{ credentialId: string; lagMs: number }> {
+    return this.#clients.backgroundLag();
+  }
+
   /** The service refused the key or a scope: read `/me` again before trusting the cache. */
   forgetIdentity(client: HostingClient): void {
     this.#identities.invalidate(client.credentialId);

@@ -16,7 +16,7 @@ import { outputsOf, withOutputs } from "./outputs/hook.ts";
 import { OutputWriter } from "./outputs/writer.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { parseForReconcile } from "./parse.ts";
-import { earliest, retryAt } from "./schedule.ts";
+import { earliest, isSettled, lookAgain, retryAt } from "./schedule.ts";
 import { invalidSpec, withProblem, writeStatus } from "./status.ts";
 
 export type { Resource } from "./kind.ts";
@@ -143,7 +143,8 @@ export function kindReconciler<
     // the Stalled schedule says when to look again.
     const due =
       actFailure !== undefined && (schedule.dueAt ?? Infinity) <= now.getTime() ? undefined : schedule.dueAt;
-    const next = earliest(due, retryAt(deps.settings, now, stalled, kind.waiting(converged.knowledge)));
-    return next === undefined ? Outcome.done() : Outcome.requeueAfter(Math.max(0, next - now.getTime()));
+    const waiting = kind.waiting(converged.knowledge);
+    const next = earliest(due, retryAt(deps.settings, now, stalled, waiting));
+    return lookAgain(next, now.getTime(), !stalled && !waiting && !isSettled({ status }, generation));
   };
 }

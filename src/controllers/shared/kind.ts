@@ -159,6 +159,6 @@ export interface Kind<
  */
 export function retryFailure(failure: Failure): Outcome | undefined {
   if (failure.stalled) return undefined;
-  if (failure.retryAfterMs !== undefined) return Outcome.requeueAfter(failure.retryAfterMs);
+  if (failure.retryAfterMs !== undefined) return Outcome.followUpAfter(failure.retryAfterMs);
   return Outcome.error(new ReconcileError(failure));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deferFirstRead } from "./schedule.ts";
+import { deferFirstRead, lookAgain } from "./schedule.ts";
 
 describe("deferFirstRead (after a restart)", () => {
   const timing = { now: 1_000, intervalMs: 600_000, random: () => 0.5 };
@@ -20,5 +20,23 @@ describe("deferFirstRead (after a restart)", () => {
     ["already read once", { driftDueAt: undefined, readGeneration: 3 }, true],
   ])("reads at once when %s", (_, memory, settled) => {
     expect(deferFirstRead(memory, { generation: 3, settled }, timing, "driftDueAt")).toBe(false);
+  });
+});
+
+describe("lookAgain", () => {
+  it.each([
+    [
+      "a change still in progress keeps its reconcile's priority",
+      true,
+      { kind: "requeueAfter", ms: 2_000, followUp: true },
+    ],
+    ["a settled resource's drift check goes in the background", false, { kind: "requeueAfter", ms: 2_000 }],
+  ])("%s", (_, inProgress, expected) => {
+    expect(lookAgain(3_000, 1_000, inProgress)).toEqual(expected);
+  });
+
+  it("is done when nothing is due, and never asks for a negative delay", () => {
+    expect(lookAgain(undefined, 1_000, true)).toEqual({ kind: "done" });
+    expect(lookAgain(500, 1_000, false)).toEqual({ kind: "requeueAfter", ms: 0 });
   });
 });

@@ -1,10 +1,22 @@
 import { isTrue } from "../../api/conditions.ts";
+import { Outcome } from "../../runtime/index.ts";
 import type { ControllerSettings } from "./deps.ts";
 
 /** The earliest of several due times (epoch ms); undefined when none is set. */
 export function earliest(...times: Array<number | undefined>): number | undefined {
   const set = times.filter((t): t is number => t !== undefined);
   return set.length === 0 ? undefined : Math.min(...set);
+}
+
+/**
+ * The requeue for a look at `next` (epoch ms; none: done). A change still in progress (not yet
+ * Ready at its generation, not Stalled, not waiting on the cluster) keeps the priority of the
+ * reconcile that moved it; drift checks, slow retries and safety-net polls go in the background.
+ */
+export function lookAgain(next: number | undefined, now: number, inProgress: boolean): Outcome {
+  if (next === undefined) return Outcome.done();
+  const ms = Math.max(0, next - now);
+  return inProgress ? Outcome.followUpAfter(ms) : Outcome.requeueAfter(ms);
 }
 
 /**
