@@ -82,6 +82,19 @@ describe("Control API over HTTP (/_sim)", () => {
     expect((await h.api.get("/me")).status).toBe(200);
   });
 
+  it("a 429 with latency waits, then refuses", async () => {
+    await control().post("/faults", {
+      operation: "getMe",
+      status: 429,
+      retryAfterSec: 2,
+      latencyMs: 150,
+      times: 1,
+    });
+    const started = Date.now();
+    expectError(await h.api.get("/me"), 429, "rate_limited");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+  });
+
   it("injects latency, listed until cleared", async () => {
     await control().post("/faults", { operation: "listProjects", latencyMs: 150 });
     expect((await control().get<{ items: unknown[] }>("/faults")).body.items).toEqual([

@@ -114,7 +114,10 @@ export async function execute(
   try {
     // An injected 429 refuses like the real limit: before anything else is checked or counted.
     const limit = world.faults.take(route.operation, () => world.random(), principal.key.id, "admission");
-    if (limit !== undefined) throw injected(limit, world);
+    if (limit !== undefined) {
+      if (limit.latencyMs !== undefined) await sleep(limit.latencyMs);
+      throw injected(limit, world);
+    }
     if (principal.user.frozen && route.method !== "GET") {
       throw new ApiError(403, "account_frozen", "this account is frozen; only reads are allowed");
     }
