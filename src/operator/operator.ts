@@ -20,6 +20,7 @@ import {
   kubeAuthorizer,
   kubeEventSink,
   Manager,
+  type ReviewCacheOptions,
   type ServerSecurity,
 } from "../runtime/index.ts";
 import { createHostingMetrics } from "../telemetry/hosting-metrics.ts";
@@ -40,6 +41,8 @@ export interface OperatorDeps {
   hosting?: Pick<HostingClientCacheOptions, "limits" | "limiterTuning" | "clock" | "backoff">;
   /** Poll and retry timings (defaults suit the real service). */
   settings?: Partial<Omit<ControllerSettings, "driftIntervalMs">>;
+  /** How long /metrics token and access reviews are reused (controller-runtime's TTLs by default). */
+  metricsReviewCache?: ReviewCacheOptions;
   /** The running build's version, named when the operator refuses older CRDs. */
   version?: string;
   /** Leadership was lost and controllers stopped: the CLI exits so a fresh process campaigns again. */
@@ -93,7 +96,7 @@ export async function startOperator(
     ...(config.healthAddr === "" ? {} : { healthAddr: config.healthAddr }),
     ...(config.metricsAddr === "" ? {} : { metricsAddr: config.metricsAddr }),
     ...(config.metricsAddr !== "" && config.metricsSecure
-      ? { metricsSecurity: await metricsSecurity(kube) }
+      ? { metricsSecurity: await metricsSecurity(kube, deps.metricsReviewCache) }
       : {}),
     ...(config.leaderElect
       ? {
@@ -156,7 +159,10 @@ export async function startOperator(
     const { reconcile, watches } = definition.setup(controllerDeps);
     const informer = informers.get(definition.type);
     const owned = shard.source(informer);
-    resourceMetrics.track(definition.type.kind ?? definition.name, () => owned.list());
+    // berth_resources counts berth's own kinds; the credentials controller's Secrets are not resources.
+    if (definition.type.group === group) {
+      resourceMetrics.track(definition.type.kind ?? definition.name, () => owned.list());
+    }
     const controller = new Controller({
       name: definition.name,
       informer: owned,
@@ -199,12 +205,12 @@ export async function startOperator(
 }
 
 /** HTTPS with a self-signed certificate (Prometheus scrapes with insecureSkipVerify), for allowed tokens only. */
-async function metricsSecurity(kube: KubeClient): Promise<ServerSecurity> {
+async function metricsSecurity(kube: KubeClient, cache?: ReviewCacheOptions): Promise<ServerSecurity> {
   // Loaded only here: the X.509 library stays out of an operator serving plain metrics.
   const { selfSignedCertificate } = await import("../runtime/self-signed.ts");
   return {
     tls: await selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
-    authorize: kubeAuthorizer(kube),
+    authorize: kubeAuthorizer(kube, cache),
   };
 }
 
