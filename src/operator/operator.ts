@@ -114,7 +114,12 @@ export async function startOperator(
       // Nor is it held by the budget: a call that finds no room within a second gives the worker
       // back, and the reconcile is requeued, at its priority, for when its turn is expected.
       maxBudgetWaitMs: deps.hosting?.maxBudgetWaitMs ?? 1000,
-      limiterTuning: { reserveShare: config.backgroundReserve, ...deps.hosting?.limiterTuning },
+      // Drift spread over the window, not a burst at its start: a change finds room within a pace.
+      limiterTuning: {
+        reserveShare: config.backgroundReserve,
+        paceBackground: true,
+        ...deps.hosting?.limiterTuning,
+      },
       // A reconcile holds its connection while the service takes seconds to create: one per worker.
       transportOptions: { connections: config.concurrency },
       observer: hostingMetrics.observer,
