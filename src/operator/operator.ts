@@ -128,13 +128,6 @@ export async function startOperator(
     new IdentityCache(),
     new ResourceBudget(config.resourceBudgetShare, Date.now),
   );
-  createDriftMetrics(registry, () =>
-    hosting.driftLag().map(({ credentialId, lagMs }) => ({
-      credential: credentialId,
-      lagSeconds: lagMs / 1000,
-      effectiveIntervalSeconds: (config.driftInterval + lagMs) / 1000,
-    })),
-  );
   const recorder = new EventRecorder({ sink: kubeEventSink(kube), logger, reportingInstance: identity });
   const resourceMetrics = createResourceMetrics(registry);
   const controllerDeps = {
@@ -174,6 +167,19 @@ export async function startOperator(
     manager.addController(controller);
     running.push(controller);
   }
+  // Drift is late when its key's budget booked it a later turn, or when the workers shared by
+  // every key have not reached its key in the queue yet.
+  createDriftMetrics(registry, () => {
+    const queued = Math.max(0, ...running.map((c) => c.queue.oldestWaitMs("background")));
+    return hosting.driftLag().map(({ credentialId, lagMs }) => {
+      const late = Math.max(lagMs, queued);
+      return {
+        credential: credentialId,
+        lagSeconds: late / 1000,
+        effectiveIntervalSeconds: (config.driftInterval + late) / 1000,
+      };
+    });
+  });
   manager.add(new HeapTrimmer({ busy: () => running.some((c) => c.busy()), logger }));
   informers.seal();
   await manager.start();
