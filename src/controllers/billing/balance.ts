@@ -62,7 +62,8 @@ export async function lookAtBalance(
       "Warning",
       "BalanceRunwayLow",
       `the balance of credential ${entry.credential} (${entry.balance?.amount} ${entry.balance?.currency}) lasts ` +
-        `${runway.toFixed(1)} h at the ${spend?.amount} ${spend?.currency}/h berth's resources cost, under ${lowRunwayHours} h: add credits before apps are deferred`,
+        `${runway.toFixed(1)} h at ${spend?.amount} ${spend?.currency}/h (what berth's resources on it cost), ` +
+        `under ${lowRunwayHours} h: add credits before the service defers apps`,
     );
   }
   book.set(key, { ...entry, low });
