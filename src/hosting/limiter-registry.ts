@@ -13,7 +13,7 @@ export const documentedLimits: LimiterDefaults = { perCredential: 300, perUser: 
 
 export type LimiterTuning = Pick<
   RateLimiterOptions,
-  "reserveShare" | "backgroundMaxWaitMs" | "marginMs" | "cautiousStart"
+  "reserveShare" | "backgroundMaxWaitMs" | "marginMs" | "cautiousStart" | "paceBackground"
 >;
 
 /**

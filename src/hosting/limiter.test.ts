@@ -106,6 +106,24 @@ describe("RateLimiter", () => {
     expect(admitted.slice(8)).toEqual(["u0", "u1"]);
   });
 
+  it("paced, admits background work one pace apart, and user work at once in between", async () => {
+    const rl = limiter({ limit: 10, reserveShare: 0.2, paceBackground: true });
+    const pace = windowMs / 8;
+    const admitted: string[] = [];
+    request(rl, 3, "background", "bg", admitted);
+    await settle();
+    expect(admitted).toEqual(["bg0"]);
+    request(rl, 1, "user", "u", admitted);
+    await settle();
+    expect(admitted).toEqual(["bg0", "u0"]);
+    await vi.advanceTimersByTimeAsync(pace - 1);
+    expect(admitted).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(admitted).toEqual(["bg0", "u0", "bg1"]);
+    await vi.advanceTimersByTimeAsync(pace);
+    expect(admitted).toEqual(["bg0", "u0", "bg1", "bg2"]);
+  });
+
   it("does not starve background work: an aged background waiter goes ahead of later user work", async () => {
     const rl = limiter({ limit: 1, reserveShare: 0, backgroundMaxWaitMs: 30_000 });
     const admitted: string[] = [];

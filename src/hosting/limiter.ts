@@ -12,6 +12,12 @@ export interface RateLimiterOptions {
   reserveShare?: number;
   /** A background waiter older than this is served in arrival order with user work (no starvation). */
   backgroundMaxWaitMs?: number;
+  /**
+   * Background work is admitted no faster than its share allows spread over the window (one per
+   * window / (limit − reserve)), never as a burst that fills the window at once, so user work
+   * arriving mid-window finds room within one pace instead of at the next reset (default false).
+   */
+  paceBackground?: boolean;
   /** One request at a time until the first response (default true); see the class comment. */
   cautiousStart?: boolean;
   /** Extra time a request stays counted beyond the window, against clock drift (default 0.5% of it). */
@@ -101,6 +107,9 @@ export class RateLimiter {
   private readonly reserveShare: number;
   private readonly backgroundMaxWaitMs: number;
   private readonly marginMs: number;
+  private readonly paceBackground: boolean;
+  /** When background work was last admitted (for `paceBackground`). */
+  private lastBackgroundAt = Number.NEGATIVE_INFINITY;
   /** Release times of finished requests, oldest first. */
   private readonly released: number[] = [];
   private inFlight = 0;
@@ -128,6 +137,7 @@ export class RateLimiter {
     this.reserveShare = options.reserveShare ?? 0.1;
     this.backgroundMaxWaitMs = options.backgroundMaxWaitMs ?? 30_000;
     this.marginMs = options.marginMs ?? options.windowMs * 0.005;
+    this.paceBackground = options.paceBackground ?? false;
     this.calibrated = !(options.cautiousStart ?? true);
   }
 
@@ -259,6 +269,7 @@ export class RateLimiter {
         return;
       }
       this.queues[next.priority].shift();
+      if (!this.isUrgent(next, now)) this.lastBackgroundAt = now;
       next.grant(this.admit(now - next.enqueuedAt));
     }
   }
@@ -283,7 +294,8 @@ export class RateLimiter {
     const asUrgent = this.earliestLeaving(now, 0);
     if (this.isUrgent(waiter, now)) return asUrgent;
     const reserve = Math.floor(this.limitValue * this.reserveShare);
-    const asBackground = this.earliestLeaving(now, reserve);
+    const paced = this.paceBackground ? this.lastBackgroundAt + this.backgroundPaceMs() : 0;
+    const asBackground = Math.max(this.earliestLeaving(now, reserve), paced);
     return Math.min(asBackground, Math.max(asUrgent, waiter.enqueuedAt + this.backgroundMaxWaitMs));
   }
 

@@ -20,6 +20,7 @@ import {
   kubeAuthorizer,
   kubeEventSink,
   Manager,
+  type ReviewCacheOptions,
   type ServerSecurity,
 } from "../runtime/index.ts";
 import { createCostMetrics } from "../telemetry/cost-metrics.ts";
@@ -44,6 +45,8 @@ export interface OperatorDeps {
   >;
   /** Poll and retry timings (defaults suit the real service). */
   settings?: Partial<Omit<ControllerSettings, "driftIntervalMs">>;
+  /** How long /metrics token and access reviews are reused (controller-runtime's TTLs by default). */
+  metricsReviewCache?: ReviewCacheOptions;
   /** The running build's version, named when the operator refuses older CRDs. */
   version?: string;
   /** Leadership was lost and controllers stopped: the CLI exits so a fresh process campaigns again. */
@@ -97,7 +100,7 @@ export async function startOperator(
     ...(config.healthAddr === "" ? {} : { healthAddr: config.healthAddr }),
     ...(config.metricsAddr === "" ? {} : { metricsAddr: config.metricsAddr }),
     ...(config.metricsAddr !== "" && config.metricsSecure
-      ? { metricsSecurity: await metricsSecurity(kube) }
+      ? { metricsSecurity: await metricsSecurity(kube, deps.metricsReviewCache) }
       : {}),
     ...(config.leaderElect
       ? {
@@ -130,7 +133,12 @@ export async function startOperator(
       // Nor is it held by the budget: a call that finds no room within a second gives the worker
       // back, and the reconcile is requeued, at its priority, for when its turn is expected.
       maxBudgetWaitMs: deps.hosting?.maxBudgetWaitMs ?? 1000,
-      limiterTuning: { reserveShare: config.backgroundReserve, ...deps.hosting?.limiterTuning },
+      // Drift spread over the window, not a burst at its start: a change finds room within a pace.
+      limiterTuning: {
+        reserveShare: config.backgroundReserve,
+        paceBackground: true,
+        ...deps.hosting?.limiterTuning,
+      },
       // A reconcile holds its connection while the service takes seconds to create: one per worker.
       transportOptions: { connections: config.concurrency },
       observer: hostingMetrics.observer,
@@ -138,13 +146,6 @@ export async function startOperator(
     }),
     new IdentityCache(),
     new ResourceBudget(config.resourceBudgetShare, Date.now),
-  );
-  createDriftMetrics(registry, () =>
-    hosting.driftLag().map(({ credentialId, lagMs }) => ({
-      credential: credentialId,
-      lagSeconds: lagMs / 1000,
-      effectiveIntervalSeconds: (config.driftInterval + lagMs) / 1000,
-    })),
   );
   const recorder = new EventRecorder({ sink: kubeEventSink(kube), logger, reportingInstance: identity });
   const resourceMetrics = createResourceMetrics(registry);
@@ -172,7 +173,10 @@ export async function startOperator(
     const { reconcile, watches } = definition.setup(controllerDeps);
     const informer = informers.get(definition.type);
     const owned = shard.source(informer);
-    resourceMetrics.track(definition.type.kind ?? definition.name, () => owned.list());
+    // berth_resources counts berth's own kinds; the credentials controller's Secrets are not resources.
+    if (definition.type.group === group) {
+      resourceMetrics.track(definition.type.kind ?? definition.name, () => owned.list());
+    }
     const controller = new Controller({
       name: definition.name,
       informer: owned,
@@ -187,6 +191,19 @@ export async function startOperator(
     manager.addController(controller);
     running.push(controller);
   }
+  // Drift is late when its key's budget booked it a later turn, or when the workers shared by
+  // every key have not reached its key in the queue yet.
+  createDriftMetrics(registry, () => {
+    const queued = Math.max(0, ...running.map((c) => c.queue.oldestWaitMs("background")));
+    return hosting.driftLag().map(({ credentialId, lagMs }) => {
+      const late = Math.max(lagMs, queued);
+      return {
+        credential: credentialId,
+        lagSeconds: late / 1000,
+        effectiveIntervalSeconds: (config.driftInterval + late) / 1000,
+      };
+    });
+  });
   manager.add(new HeapTrimmer({ busy: () => running.some((c) => c.busy()), logger }));
   informers.seal();
   await manager.start();
@@ -215,12 +232,12 @@ export async function startOperator(
 }
 
 /** HTTPS with a self-signed certificate (Prometheus scrapes with insecureSkipVerify), for allowed tokens only. */
-async function metricsSecurity(kube: KubeClient): Promise<ServerSecurity> {
+async function metricsSecurity(kube: KubeClient, cache?: ReviewCacheOptions): Promise<ServerSecurity> {
   // Loaded only here: the X.509 library stays out of an operator serving plain metrics.
   const { selfSignedCertificate } = await import("../runtime/self-signed.ts");
   return {
     tls: await selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
-    authorize: kubeAuthorizer(kube),
+    authorize: kubeAuthorizer(kube, cache),
   };
 }
 

@@ -34,7 +34,7 @@ export { type KubeconfigOptions, KubeconfigSource } from "./kubeconfig.ts";
 export { type LabelSelector, LabelSelectorError, parseLabelSelector } from "./label-selector.ts";
 export { type LeaderElectionOptions, LeaderElector } from "./leader-election.ts";
 export { Manager, type ManagerOptions, type Runnable } from "./manager.ts";
-export { type Authorizer, type Denial, kubeAuthorizer } from "./metrics-auth.ts";
+export { type Authorizer, type Denial, kubeAuthorizer, type ReviewCacheOptions } from "./metrics-auth.ts";
 export { microTime } from "./micro-time.ts";
 export {
   asKubeObject,

@@ -54,4 +54,52 @@ describe("kubeAuthorizer", () => {
     const broken = kubeAuthorizer({ call: async () => ({ status: { authenticated: "yes" } }) });
     await expect(broken("Bearer good", "/metrics")).rejects.toThrow();
   });
+
+  describe("reuses answers for a while, as controller-runtime's delegating caches do", () => {
+    const setup = () => {
+      const server = fakeApiserver({ good: "prometheus", other: "someone" }, ["prometheus"]);
+      const clock = { now: 0 };
+      const authorize = kubeAuthorizer(server.client, {
+        tokenTtlMs: 60_000,
+        allowTtlMs: 300_000,
+        denyTtlMs: 30_000,
+        now: () => clock.now,
+      });
+      const asked = (kind: string) => server.calls.filter((c) => c.path.endsWith(kind)).length;
+      return { authorize, clock, asked };
+    };
+
+    it("asks once per token and user within the TTLs, and again after them", async () => {
+      const { authorize, clock, asked } = setup();
+      for (let scrape = 0; scrape < 5; scrape++)
+        expect(await authorize("Bearer good", "/metrics")).toBeUndefined();
+      expect([asked("tokenreviews"), asked("subjectaccessreviews")]).toEqual([1, 1]);
+      clock.now = 60_000;
+      expect(await authorize("Bearer good", "/metrics")).toBeUndefined();
+      expect([asked("tokenreviews"), asked("subjectaccessreviews")]).toEqual([2, 1]);
+      clock.now = 300_000;
+      expect(await authorize("Bearer good", "/metrics")).toBeUndefined();
+      expect([asked("tokenreviews"), asked("subjectaccessreviews")]).toEqual([3, 2]);
+    });
+
+    it("keeps a denial only briefly, and a rejected token as long as an accepted one", async () => {
+      const { authorize, clock, asked } = setup();
+      await authorize("Bearer other", "/metrics");
+      await authorize("Bearer nobody", "/metrics");
+      clock.now = 29_999;
+      expect(await authorize("Bearer other", "/metrics")).toMatchObject({ status: 403 });
+      expect(await authorize("Bearer nobody", "/metrics")).toMatchObject({ status: 401 });
+      expect([asked("tokenreviews"), asked("subjectaccessreviews")]).toEqual([2, 1]);
+      clock.now = 30_000;
+      expect(await authorize("Bearer other", "/metrics")).toMatchObject({ status: 403 });
+      expect(asked("subjectaccessreviews")).toBe(2);
+    });
+
+    it("never answers one path from another's review", async () => {
+      const { authorize, asked } = setup();
+      await authorize("Bearer good", "/metrics");
+      await authorize("Bearer good", "/debug");
+      expect(asked("subjectaccessreviews")).toBe(2);
+    });
+  });
 });

@@ -277,6 +277,19 @@ describe("WorkQueue priorities", () => {
     expect(await drainReady(queue)).toEqual(["a", "b"]);
   });
 
+  it("says how long the oldest key of a priority has waited", async () => {
+    const queue = new WorkQueue({ name: "t" });
+    expect(queue.oldestWaitMs("background")).toBe(0);
+    queue.add("a", "background");
+    await vi.advanceTimersByTimeAsync(1_000);
+    queue.add("b", "background");
+    await vi.advanceTimersByTimeAsync(500);
+    expect(queue.oldestWaitMs("background")).toBe(1_500);
+    queue.add("a", "change");
+    expect(queue.oldestWaitMs("background")).toBe(500);
+    expect(queue.oldestWaitMs("change")).toBe(1_500);
+  });
+
   it("says at which priority a key being processed was handed out", async () => {
     const queue = new WorkQueue({ name: "t" });
     queue.add("a", "background");

@@ -229,14 +229,26 @@ export class WorkQueue {
     return key;
   }
 
+  /** How long the oldest key queued at `priority` has waited (0 when none waits). */
+  oldestWaitMs(priority: QueuePriority): number {
+    const queued = this.#oldestLive(priority);
+    return queued === undefined ? 0 : Math.max(0, this.#now() - queued.addedAt);
+  }
+
   #oldestBackgroundAged(now: number): boolean {
-    const lane = this.#lanes.background;
+    const queued = this.#oldestLive("background");
+    return queued !== undefined && now - queued.addedAt >= this.#agingMs;
+  }
+
+  /** The first live entry of `priority`'s lane (stale ones, of promoted or taken keys, are dropped). */
+  #oldestLive(priority: QueuePriority): Queued | undefined {
+    const lane = this.#lanes[priority];
     for (let entry = lane.peek(); entry !== undefined; entry = lane.peek()) {
       const queued = this.#queued.get(entry.key);
-      if (queued?.seq === entry.seq) return now - queued.addedAt >= this.#agingMs;
+      if (queued?.seq === entry.seq) return queued;
       lane.shift();
     }
-    return false;
+    return undefined;
   }
 
   /** The first key of `priority`'s lane still queued there (entries of promoted or taken keys are skipped). */

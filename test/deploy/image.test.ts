@@ -79,7 +79,11 @@ afterAll(async () => {
 
 describe("the operator image", () => {
   it("builds with npm ci and npm run build, and installs production dependencies with npm ci --omit=dev", () => {
-    expect(runCommands("build")).toEqual(["npm ci --ignore-scripts", "npm run build"]);
+    expect(runCommands("build")).toEqual([
+      "npm ci --ignore-scripts",
+      // The commit `berth --version` reports, from the COMMIT build argument.
+      `npm run build && printf '{"commit":"%s"}\\n' "$COMMIT" > dist/build-info.json`,
+    ]);
     expect(runCommands("dependencies")[0]).toMatch(/^npm ci --omit=dev --ignore-scripts /);
     for (const line of [
       "COPY package.json ./\n",

@@ -75,6 +75,15 @@ describe("berth dev", () => {
       if (child.exitCode !== null) throw new Error(`berth dev exited early:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
+    // The live table shows what the App costs per hour, and the demo key's runway once its balance is read.
+    while (
+      !/^App\s+hello\s+True\s+.*\s\d+\.\d{4,} USD\s/m.test(output) ||
+      !/^RUNWAY key-[0-9a-f]{12}: \d+\.\d h \(balance \d/m.test(output)
+    ) {
+      if (Date.now() - started > 90_000)
+        throw new Error(`no cost or runway in the table within 90s:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
     expect(output).toContain(`kubectl --kubeconfig ${path.join(dir, "kubeconfig")} get berth`);
     const ports = {
       simulator: printedPort(output, /simulator: http:\/\/127\.0\.0\.1:(\d+)\/v1/),

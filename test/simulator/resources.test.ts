@@ -174,11 +174,19 @@ describe("App", () => {
 describe("App status", () => {
   const h = useSimulator();
 
-  it("has state, targetState, nodes, errors and endpoints", async () => {
+  it("has state, targetState, nodes, errors and endpoints, and what it is charged now", async () => {
     const project = await createProject(h.api);
     const app = await createApp(h.api, project.id);
     const current = (await h.api.get<AppStatus>(`/projects/${project.id}/apps/${app.id}/status`)).body;
-    expect(Object.keys(current).sort()).toEqual(["endpoints", "errors", "nodes", "state", "targetState"]);
+    expect(Object.keys(current).sort()).toEqual([
+      "currency",
+      "currentHourlyCost",
+      "endpoints",
+      "errors",
+      "nodes",
+      "state",
+      "targetState",
+    ]);
   });
 });
 

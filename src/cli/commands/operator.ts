@@ -140,10 +140,12 @@ export const operatorCommand = defineCommand({
       await operator.stop();
       throw error;
     }
+    // Listening before saying it runs: a SIGTERM right after the line must stop it cleanly.
+    const stopped = untilSignal(leadership.promise);
     stdout.write(
       `berth operator running (health ${operator.addresses.health ?? "off"}, metrics ${metricsUrl(operator.addresses.metrics, config.metricsSecure)})\n`,
     );
-    await untilSignal(leadership.promise);
+    await stopped;
     await operator.stop();
     stdout.write(lost ? "leadership lost; operator stopped\n" : "operator stopped\n");
     return lost ? 1 : 0;

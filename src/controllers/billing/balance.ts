@@ -5,16 +5,16 @@ import { type ControllerDeps, secretLookup } from "../shared/deps.ts";
 import { grants } from "../shared/scopes.ts";
 
 import type { BalanceBook, BalanceEntry } from "./book.ts";
-import { lowRunwayHours, runwayCrossing, runwayHours, spendOf } from "./runway.ts";
+import { hourlyCostOf, lowRunwayHours, runwayCrossing, runwayHours, spendOf } from "./runway.ts";
 
 /** How often each credential's balance is read at most, unless the settings say otherwise. */
 export const defaultBalanceIntervalMs = 5 * 60_000;
 
 /**
- * One look at a credentials Secret: when resources use it and its key has billing:read, reads the
- * balance if the last read is older than the interval (background work, under the limiter's
- * reserve), and records a Warning on the Secret when the runway crosses under 24 h. Without the scope
- * nothing is called and nothing is kept.
+ * One look at a credentials Secret: when resources that state a cost use it and its key has
+ * billing:read, reads the balance if the last read is older than the interval (background work,
+ * under the limiter's reserve), and records a Warning on the Secret when the runway crosses under
+ * 24 h. Without the scope, or with nothing costed on the key, nothing is called and nothing is kept.
  */
 export async function lookAtBalance(
   deps: ControllerDeps,
@@ -23,7 +23,9 @@ export async function lookAtBalance(
   key: string,
 ): Promise<Outcome> {
   const interval = deps.settings.balanceIntervalMs ?? defaultBalanceIntervalMs;
-  const users = secret === undefined ? [] : book.users(key);
+  // Only a key berth runs something costed on (as the service states it) has its balance read.
+  const users =
+    secret === undefined ? [] : book.users(key).filter((user) => hourlyCostOf(user) !== undefined);
   const [namespace = "", name = ""] = key.split("/");
   const resolved = resolveCredentials(namespace, { name }, deps.credentials, secretLookup(deps));
   if (secret === undefined || users.length === 0 || !resolved.ok) {
@@ -60,7 +62,8 @@ export async function lookAtBalance(
       "Warning",
       "BalanceRunwayLow",
       `the balance of credential ${entry.credential} (${entry.balance?.amount} ${entry.balance?.currency}) lasts ` +
-        `${runway.toFixed(1)} h at the ${spend?.amount} ${spend?.currency}/h berth's resources cost, under ${lowRunwayHours} h: add credits before apps are deferred`,
+        `${runway.toFixed(1)} h at ${spend?.amount} ${spend?.currency}/h (what berth's resources on it cost), ` +
+        `under ${lowRunwayHours} h: add credits before the service defers apps`,
     );
   }
   book.set(key, { ...entry, low });
