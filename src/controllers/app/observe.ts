@@ -96,7 +96,9 @@ export async function observeApp(
   if (refused !== undefined) return fail(result, refused);
   try {
     await readService(deps, app, knowledge, connection, projectId);
-    await probeMoveOwner(knowledge, connection, projectId, reads.app);
+    // A move in doubt is settled before another is considered.
+    if (pendingIntent(app.status, "moveApp") === undefined)
+      await probeMoveOwner(knowledge, connection, projectId, reads.app);
   } catch (error) {
     if (!isHostingError(error)) throw error;
     if (error.requestId !== undefined) knowledge.requestId = error.requestId;

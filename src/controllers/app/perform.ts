@@ -1,6 +1,11 @@
 import type { App } from "../../api/app.ts";
 import { finalizer } from "../../api/meta.ts";
-import { isHostingError, type ResponseMetadata, type App as ServiceApp } from "../../hosting/index.ts";
+import {
+  HostingError,
+  isHostingError,
+  type ResponseMetadata,
+  type App as ServiceApp,
+} from "../../hosting/index.ts";
 import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import type { PollIntervals } from "../shared/deps.ts";
@@ -219,8 +224,15 @@ export function performApp(polls: PollIntervals) {
           );
         } catch (error) {
           if (!isHostingError(error) || error.code !== "not_found") throw error;
-          // Not in the old project any more: a move whose answer was lost may have acted. Read it again.
-          yield { type: "moved", app: undefined, at: deps.now() };
+          // Not in the old project any more: an attempt whose answer was lost (the client's own retry
+          // after a dropped connection, too) may have moved it. The intent stays Pending, settled by a lookup.
+          throw new HostingError({
+            code: "outcome_unknown",
+            kind: "uncertain",
+            operation: error.operation,
+            requestId: error.requestId,
+            message: `app ${appId} is no longer in project ${action.from}: an earlier attempt of this move may have acted`,
+          });
         }
         return;
       }
