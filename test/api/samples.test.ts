@@ -44,7 +44,7 @@ describe("deploy/samples", () => {
       "serverorder.berth.dev/two-servers",
     ]);
     const table = await kubectl("get", "berth", "-n", namespace.name);
-    expect(table).toMatch(/NAME\s+READY\s+REASON\s+STATE\s+ENDPOINT\s+EXTERNAL-ID\s+AGE/);
+    expect(table).toMatch(/NAME\s+READY\s+REASON\s+STATE\s+ENDPOINT\s+COST\/H\s+EXTERNAL-ID\s+AGE/);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+EXTERNAL-ID\s+AGE/);
   });
 

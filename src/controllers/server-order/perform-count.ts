@@ -63,6 +63,7 @@ async function* growOrder(step: OrderStep, action: Extract<OrderAction, { type: 
     `placed growth order ${order.id}: ${action.input.count} more × ${action.input.instanceType} (spec.count ${action.target})`,
   );
   yield* recordGrowth(step, order, action.input.count);
+  if (action.estimate !== undefined) yield { type: "recorded", status: { estimate: action.estimate } };
 }
 
 /** Records the growth order (the skeleton writes it with the intent's end): it is never ordered again. */

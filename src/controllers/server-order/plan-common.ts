@@ -28,7 +28,14 @@ export type OrderAction =
   | { type: "adopt"; order: Order }
   | { type: "deprovision"; orderId: string; addresses: string[] }
   /** Order the difference (the intent recorded first), then record the growth order. */
-  | { type: "growOrder"; input: ProvisionInput; intent: IntentCall; target: number }
+  | {
+      type: "growOrder";
+      input: ProvisionInput;
+      intent: IntentCall;
+      target: number;
+      /** The estimate for all the servers after the growth, recorded with the growth order. */
+      estimate?: ServerOrderStatus["estimate"];
+    }
   /** Record an order a growth call with a lost answer placed (no call). */
   | { type: "adoptGrowth"; order: Order }
   /** Deprovision `addresses` (spec.count was lowered), then record them in status.removing. */

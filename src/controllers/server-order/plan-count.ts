@@ -182,7 +182,7 @@ function planGrowth(input: OrderPlanInput, first: Order, held: number, fields: S
   if (observed.refused !== undefined) return blocked(input, observed.refused, [], { ...fields, ...estimate });
   return result(
     input,
-    [{ type: "growOrder", input: request, intent, target: spec.count }],
+    [{ type: "growOrder", input: request, intent, target: spec.count, ...estimate }],
     reconciling(Reason.Progressing, `ordering ${quoted}`, generation),
     { ...fields, ...estimate },
   );
