@@ -30,6 +30,13 @@ export const annotations = {
   rebuildRequestedAt: "berth.dev/rebuild-requested-at",
   /** Replace one server of a ServerOrder once per token, `<address>@<token>`; echoed as `status.lastHandledReplaceServer`. */
   replaceServer: "berth.dev/replace-server",
+  /**
+   * The external object's ID, kept where backups and exports keep it (status is not): a resource
+   * restored without status adopts it instead of creating another, as Crossplane's external-name.
+   */
+  externalId: "berth.dev/external-id",
+  /** The service's user ID that owns it: a restored resource acts only with a key of that user. */
+  owner: "berth.dev/owner",
 } as const;
 
 /** The Secret that holds hosting credentials. */

@@ -1,5 +1,6 @@
 // The controller runtime: generic machinery that works on any Kubernetes resource type.
 
+export { patchAnnotations } from "./annotations.ts";
 export {
   type ClusterAccess,
   type Connection,

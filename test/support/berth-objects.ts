@@ -10,12 +10,14 @@ export interface BerthObject {
     finalizers?: string[];
     deletionTimestamp?: string;
     generation?: number;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
   };
   spec: Record<string, unknown>;
   status?: Record<string, unknown> & { conditions?: Condition[] };
 }
 
-const kinds = { grids: "Grid", serverorders: "ServerOrder", projects: "Project" } as const;
+const kinds = { grids: "Grid", serverorders: "ServerOrder", projects: "Project", apps: "App" } as const;
 export type BerthPlural = keyof typeof kinds;
 
 /** Create, read, patch, delete and wait on Grids, ServerOrders and Projects of one namespace, through client-node. */

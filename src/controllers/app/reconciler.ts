@@ -20,6 +20,7 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
   return kindReconciler(deps, {
     type: appType,
     schema: appSchema,
+    externalId: "appId",
     newMemory: newAppMemory,
     observe: (app, memory, hosting) => observeApp({ ...deps, hosting }, app, memory),
     plan: (app, knowledge, now) =>

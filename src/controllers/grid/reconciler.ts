@@ -15,6 +15,7 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
   return kindReconciler(deps, {
     type: gridType,
     schema: gridSchema,
+    externalId: "gridId",
     newMemory: newGridMemory,
     observe: (grid, memory, hosting) => observeGrid({ ...deps, hosting }, grid, memory),
     plan: (grid, knowledge, now) => planGrid({ grid, observed: knowledge, now }),

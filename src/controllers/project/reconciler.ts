@@ -31,6 +31,7 @@ export function projectKind(
   return {
     type: projectType,
     schema: projectSchema,
+    externalId: "projectId",
     newMemory: newProjectMemory,
     observe: (project, memory, hosting) => observeProject({ ...deps, hosting }, project, memory),
     plan: (project, knowledge, now) => planProject({ project, observed: knowledge, now }),

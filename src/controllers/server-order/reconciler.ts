@@ -32,6 +32,7 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
   return kindReconciler(deps, {
     type: serverOrderType,
     schema: serverOrderSchema,
+    externalId: "orderId",
     rounds: 3,
     newMemory: newOrderMemory,
     observe: (serverOrder, memory, hosting) =>

@@ -1,8 +1,15 @@
 import type { Intent } from "../../api/intents.ts";
-import { Outcome, type Reconciler } from "../../runtime/index.ts";
+import {
+  type KubeObject,
+  Outcome,
+  objectKey,
+  patchAnnotations,
+  type Reconciler,
+} from "../../runtime/index.ts";
 import { budgetKey, budgetRequeue, learnProgress } from "./budget-gate.ts";
 import { converge } from "./converge.ts";
 import type { ControllerDeps } from "./deps.ts";
+import { identityAnnotations, withRestoredIdentity } from "./external-name.ts";
 import {
   type Action,
   type BaseKnowledge,
@@ -62,6 +69,13 @@ export function kindReconciler<
     deps.hosting.budget.forget(budgetKey(kind.type, key));
     outputWriter.forget(key);
   };
+  /** The external ID and owner, also in annotations once status knows them (see `withRestoredIdentity`). */
+  const keepIdentity = async (object: KubeObject, status: unknown, wrote: (written: KubeObject) => void) => {
+    const wanted = identityAnnotations(status, kind.externalId);
+    if (wanted === undefined) return;
+    const annotated = await patchAnnotations(deps.kube, kind.type, object, wanted);
+    if (annotated !== undefined && ownWrites.record(objectKey(object), object, annotated)) wrote(annotated);
+  };
   return async ({ key }, context) => {
     const stored = informer.get(key);
     if (stored === undefined) {
@@ -73,7 +87,7 @@ export function kindReconciler<
     const object = ownWrites.freshest(key, stored);
     const parsed = parseForReconcile(kind.schema, object);
     if (!parsed.success) return invalidSpec(deps, kind.type, object, parsed.error.issues);
-    const resource = parsed.data;
+    const resource = withRestoredIdentity(parsed.data, kind.externalId);
     const uid = resource.metadata.uid ?? "";
     const { memory, readySeen } = kept.get(key, uid);
     const capped = await budgetRequeue(deps, kind.type, object, key, resource);
@@ -120,6 +134,7 @@ export function kindReconciler<
     );
     const status = withOutputs(planned, outputs, plan.stalled || actFailure !== undefined, generation, now);
     learnProgress(deps, kind.type, key, latest, status);
+    let final = written;
     entry.readySeen = await writeStatus({
       deps,
       type: kind.type,
@@ -132,8 +147,10 @@ export function kindReconciler<
       onWritten: (next) => {
         ownWrites.record(key, written, next);
         context.wrote(next);
+        final = next;
       },
     });
+    await keepIdentity(final, status, context.wrote);
     const failure = actFailure ?? observation.failure;
     const retry = failure === undefined ? undefined : errorPolicy(failure);
     if (retry !== undefined) return retry;

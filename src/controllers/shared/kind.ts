@@ -142,6 +142,8 @@ export interface Kind<
   remember(knowledge: K): M;
   /** The resource waits for something in the cluster (looked at again after `polls.waitingMs`). */
   waiting(knowledge: K): boolean;
+  /** The status field holding the external object's ID, also kept in the berth.dev/external-id annotation. */
+  externalId?: string;
   /** What the output ConfigMap (spec.outputs) holds for this status: only keys whose values are known. Pure. */
   outputs(resource: R, status: P["status"]): Record<string, string>;
   /**
