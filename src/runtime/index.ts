@@ -46,7 +46,7 @@ export {
   parseKey,
   type ResourceType,
 } from "./object.ts";
-export { Outcome } from "./outcome.ts";
+export { isDeferral, Outcome } from "./outcome.ts";
 export { AddressError, parseAddress, type ServerSecurity } from "./probes.ts";
 export { controllerRateLimiter, type RateLimiter } from "./rate-limiter.ts";
 export type { Certificate } from "./self-signed.ts";

@@ -418,6 +418,16 @@ describe("converge: intents", () => {
     expect(done.knowledge.spent).toEqual([]);
   });
 
+  it("takes the record back when the call never left (no room in the budget): nothing to settle later", async () => {
+    const deferred = () => Object.assign(new Error("no room"), { code: "deferred", deferMs: 1000 });
+    const { kind } = toyKind({ spendError: deferred });
+    const { start: begin, writes } = intentStart({});
+    const done = await converge(kind, begin);
+    expect(done.interrupted?.error).toMatchObject({ code: "deferred" });
+    expect(done.intents).toEqual([]);
+    expect((writes.at(-1)?.status as { intents?: unknown } | undefined)?.intents).toEqual([]);
+  });
+
   it("settles a Pending intent that acted before planning: its facts are learned, it goes, nothing is sent", async () => {
     const { kind, performed, settled } = toyKind({
       settle: () => ({

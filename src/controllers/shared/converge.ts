@@ -2,7 +2,13 @@ import type { z } from "zod";
 import { applyConditionChange } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
 import { HostingApiError, isHostingError } from "../../hosting/index.ts";
-import { type Json, type KubeObject, patchStatus, type ResourceType } from "../../runtime/index.ts";
+import {
+  isDeferral,
+  type Json,
+  type KubeObject,
+  patchStatus,
+  type ResourceType,
+} from "../../runtime/index.ts";
 import { problemChange } from "./condition-changes.ts";
 import type { ControllerDeps } from "./deps.ts";
 import { describeFailure, type Failure } from "./failure.ts";
@@ -100,6 +106,7 @@ export async function converge<
   for (let round = 1; round <= (kind.rounds ?? 1) && plan.actions.length > 0; round++) {
     for (const action of plan.actions) {
       const call = action.intent;
+      const prior = intents;
       try {
         if (call !== undefined) {
           intents = withIntent(intents, pendingRecord(call, connection && identityOf(connection), now));
@@ -126,6 +133,11 @@ export async function converge<
         }
       } catch (error) {
         if (!isHostingError(error)) {
+          if (call !== undefined && isDeferral(error)) {
+            // The call never left (no room in the budget): its record goes, so no lookup is spent on it.
+            intents = prior;
+            object = await recordIntents(kind.type, start, object, intents).catch(() => object);
+          }
           return { object, resource, knowledge, plan, intents, failure: undefined, interrupted: { error } };
         }
         const failure = describeFailure(error, kind.doing(action));
