@@ -114,18 +114,35 @@ function sourceOf(source: NonNullable<AppSpec["source"]>): AppSourceInput {
   return { ...source };
 }
 
-/** The create request: every config field with its value (secret values included, sent once). */
+/**
+ * The create request: every config field the spec sets (secret values included, sent once). Empty
+ * lists and maps are left out: their inner field names are not shown by the service's spec, so a
+ * create that needs none sends none.
+ */
 export function createBody(desired: DesiredApp): CreateAppInput {
   const config: AppConfigInput = {
     ...(desired.image === undefined ? {} : { image: desired.image }),
     ports: desired.ports,
     instances: desired.instances,
-    env: desired.env.map((e) => ({ name: e.name, value: e.value, secret: e.secret })),
-    volumes: desired.volumes as AppConfigInput["volumes"],
-    hardware: desired.hardware,
-    placement: desired.placement,
-    gridPriorities: desired.gridPriorities,
+    ...nonEmpty(
+      "env",
+      desired.env.map((e) => ({ name: e.name, value: e.value, secret: e.secret })),
+    ),
+    ...nonEmpty("volumes", desired.volumes as AppConfigInput["volumes"]),
+    ...nonEmpty("hardware", desired.hardware),
+    ...nonEmpty("placement", desired.placement),
+    ...nonEmpty("gridPriorities", desired.gridPriorities),
     ...(desired.command === undefined ? {} : { command: desired.command }),
   };
   return { name: desired.name, config, ...(desired.source === undefined ? {} : { source: desired.source }) };
+}
+
+/** `{ [field]: value }`, or nothing for an empty list or map. */
+function nonEmpty<F extends string, V>(field: F, value: V | undefined): Partial<Record<F, V>> {
+  const empty =
+    value === undefined ||
+    (Array.isArray(value)
+      ? value.length === 0
+      : typeof value === "object" && value !== null && Object.keys(value).length === 0);
+  return empty ? {} : ({ [field]: value } as Record<F, V>);
 }
