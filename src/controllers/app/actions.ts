@@ -6,7 +6,7 @@ import type { AppField } from "./diff.ts";
 export type AppAction =
   | { type: "addFinalizer" }
   | { type: "removeFinalizer" }
-  | { type: "create"; projectId: string; body: CreateAppInput; idempotencyKey: string }
+  | { type: "create"; projectId: string; body: CreateAppInput; idempotencyKey: string; intent: IntentCall }
   | { type: "update"; patch: AppPatch; fields: AppField[]; drift: boolean }
   | { type: "start"; drift: boolean }
   | { type: "stop" }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Failure } from "../shared/failure.ts";
+import { createIntent } from "../shared/intents.ts";
 import type { Failed } from "../shared/kind.ts";
 import type { AppAction } from "./actions.ts";
 import { learnApp } from "./learn.ts";
@@ -91,7 +92,13 @@ describe("learnApp", () => {
       "an uncertain create: look before creating again",
       knowledgeOf(app),
       failed(
-        { type: "create", projectId: "p", body: { name: "web", config: {} }, idempotencyKey: "k" },
+        {
+          type: "create",
+          projectId: "p",
+          body: { name: "web", config: {} },
+          idempotencyKey: "k",
+          intent: createIntent("createApp", { projectId: "p", name: "web" }, "k", 0),
+        },
         { uncertain: true },
       ),
       { uncertainCreate: true, refusedCreates: 0 },
@@ -100,7 +107,13 @@ describe("learnApp", () => {
       "a certain refusal of a create: the next key moves on",
       knowledgeOf(app),
       failed(
-        { type: "create", projectId: "p", body: { name: "web", config: {} }, idempotencyKey: "k" },
+        {
+          type: "create",
+          projectId: "p",
+          body: { name: "web", config: {} },
+          idempotencyKey: "k",
+          intent: createIntent("createApp", { projectId: "p", name: "web" }, "k", 0),
+        },
         { stalled: true },
       ),
       { uncertainCreate: false, refusedCreates: 1 },

@@ -3,6 +3,7 @@ import { HostingApiError, type HostingClient } from "../../hosting/index.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { createIntent } from "../shared/intents.ts";
 import type { ObjectFact } from "../shared/kind.ts";
 import type { AppAction } from "./actions.ts";
 import { createBody } from "./desired.ts";
@@ -64,7 +65,13 @@ describe("performApp", () => {
     const desired = desiredOf(app);
     const body = createBody(desired);
     const { facts, events } = await run(
-      { type: "create", projectId, body, idempotencyKey: "key" },
+      {
+        type: "create",
+        projectId,
+        body,
+        idempotencyKey: "key",
+        intent: createIntent("createApp", { projectId, name: body.name }, "key", 0),
+      },
       { createApp: async () => ({ id: appId, buildId: "bld", $metadata: { ...metadata, status: 201 } }) },
     );
     expect(facts).toEqual([

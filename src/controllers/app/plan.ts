@@ -7,7 +7,7 @@ import { noChange, problemChange, quoteRequest, suspended } from "../shared/cond
 import type { PollIntervals } from "../shared/deps.ts";
 import type { Problem } from "../shared/failure.ts";
 import { shortHash } from "../shared/hash.ts";
-import { intentCall } from "../shared/intents.ts";
+import { createIntent, intentCall } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
@@ -117,17 +117,14 @@ function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string)
   const body = createBody(desired);
   // A recreate (the app vanished at the service) must not replay the first create's answer.
   const replaces = observed.external.gone ? app.status?.appId : undefined;
-  const create: AppAction = {
-    type: "create",
+  const key = idempotencyKey(app.metadata.uid ?? app.metadata.name, "createApp", {
     projectId,
     body,
-    idempotencyKey: idempotencyKey(app.metadata.uid ?? app.metadata.name, "createApp", {
-      projectId,
-      body,
-      ...(replaces === undefined ? {} : { replaces }),
-      ...createAttempt(observed.refusedCreates ?? 0),
-    }),
-  };
+    ...(replaces === undefined ? {} : { replaces }),
+    ...createAttempt(observed.refusedCreates ?? 0),
+  });
+  const intent = createIntent("createApp", { projectId, name: body.name }, key, observed.refusedCreates);
+  const create: AppAction = { type: "create", projectId, body, idempotencyKey: key, intent };
   const actions = withFinalizer(app, [create]);
   const refused = refusal(input, projectId, actions, "create the app");
   if (refused !== undefined) return refused;

@@ -1,6 +1,6 @@
 import type { App } from "../../api/app.ts";
 import type { Intent } from "../../api/intents.ts";
-import { inputOf, type Settlement } from "../shared/intents.ts";
+import { inputOf, type Settlement, settleCreate } from "../shared/intents.ts";
 import type { AppKnowledge } from "./memory.ts";
 import type { AppFact } from "./perform.ts";
 
@@ -17,6 +17,11 @@ export function settleAppIntent(
   switch (intent.operation) {
     case "moveApp":
       return settleMove(intent, knowledge, now);
+    case "createApp": {
+      const { app, gone } = knowledge.external;
+      const found = app !== undefined && !gone ? [app] : knowledge.lookedUpNothing === true ? [] : undefined;
+      return settleCreate(found, "app");
+    }
     case "restartApp":
     case "triggerBuild":
       return { outcome: "acted", facts: [], note: "it can't be looked up and is never sent twice" };

@@ -11,6 +11,7 @@ import {
   quoteRequest,
   suspended,
 } from "../shared/condition-changes.ts";
+import { createIntent, type IntentCall } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
@@ -20,7 +21,7 @@ import type { GridObserved } from "./observed.ts";
 export type GridAction =
   | { type: "addFinalizer" }
   | { type: "removeFinalizer" }
-  | { type: "create"; body: CreateGridInput; idempotencyKey: string }
+  | { type: "create"; body: CreateGridInput; idempotencyKey: string; intent: IntentCall }
   /** Take the grid found after an uncertain create as this Grid's (no call). */
   | { type: "adopt"; grid: ServiceGrid }
   | { type: "delete"; gridId: string };
@@ -157,7 +158,8 @@ export function planGrid(input: GridPlanInput): GridPlan {
     replaces,
     ...createAttempt(observed.refusedCreates ?? 0),
   });
-  const actions = withFinalizer([{ type: "create", body, idempotencyKey: key }]);
+  const intent = createIntent("createGrid", { name: body.name }, key, observed.refusedCreates);
+  const actions = withFinalizer([{ type: "create", body, idempotencyKey: key, intent }]);
   return (
     guarded(input, actions, "create the grid") ??
     result(input, actions, reconciling(Reason.Progressing, `creating grid ${body.name}`, generation))

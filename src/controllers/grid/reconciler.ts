@@ -9,6 +9,7 @@ import { newGridMemory, rememberGrid } from "./observed.ts";
 import { gridOutputs } from "./outputs.ts";
 import { doingForGrid, performGrid } from "./perform.ts";
 import { planGrid } from "./plan.ts";
+import { settleGridIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Grid. */
 export function gridReconciler(deps: ControllerDeps): Reconciler {
@@ -21,6 +22,7 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
     plan: (grid, knowledge, now) => planGrid({ grid, observed: knowledge, now }),
     perform: performGrid,
     learn: learnGrid,
+    settle: settleGridIntent,
     doing: (action) => doingForGrid[action.type],
     schedule: (knowledge) => ({ knowledge, dueAt: knowledge.driftDueAt }),
     remember: rememberGrid,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HostingApiError, type Share } from "../../hosting/index.ts";
 import { describeFailure } from "../shared/failure.ts";
+import { createIntent } from "../shared/intents.ts";
 import type { Failed } from "../shared/kind.ts";
 import { Reason } from "../shared/reasons.ts";
 import { learnProject } from "./learn.ts";
@@ -47,7 +48,12 @@ function failed(
   } satisfies Failed<ProjectAction>;
 }
 
-const create: ProjectAction = { type: "create", name: "demo", idempotencyKey: "k" };
+const create: ProjectAction = {
+  type: "create",
+  name: "demo",
+  idempotencyKey: "k",
+  intent: createIntent("createProject", { name: "demo" }, "k", 0),
+};
 const addAnn: ProjectAction = {
   type: "addMember",
   who: "ann",

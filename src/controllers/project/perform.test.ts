@@ -4,6 +4,7 @@ import { HostingApiError, type HostingClient, type Share } from "../../hosting/i
 import { asKubeObject } from "../../runtime/index.ts";
 import { converge } from "../shared/converge.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
+import { createIntent } from "../shared/intents.ts";
 import type { ObjectFact } from "../shared/kind.ts";
 import type { ProjectKnowledge } from "./observed.ts";
 import { type ProjectFact, performProject } from "./perform.ts";
@@ -81,7 +82,12 @@ const addByEmail = (email: string): ProjectAction => ({
 describe("performProject", () => {
   it("a create yields the project, read at the generation, then the request ID, with a Created event", async () => {
     const { client } = fakeClient([]);
-    const action: ProjectAction = { type: "create", name: "demo", idempotencyKey: "k" };
+    const action: ProjectAction = {
+      type: "create",
+      name: "demo",
+      idempotencyKey: "k",
+      intent: createIntent("createProject", { name: "demo" }, "k", 0),
+    };
     const { facts, events } = await perform(action, aProject([]), knowledge(), client);
     expect(facts).toEqual([
       { type: "created", project: { id: "p_new", name: "demo" }, generation: 2, sharesDueAt: 1000 },

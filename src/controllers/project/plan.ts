@@ -6,6 +6,7 @@ import { idempotencyKey } from "../../hosting/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import { noChange, problemChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
 import type { Problem } from "../shared/failure.ts";
+import { createIntent, type IntentCall } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
@@ -16,7 +17,7 @@ import type { ProjectObserved } from "./observed.ts";
 export type ProjectAction =
   | { type: "addFinalizer" }
   | { type: "removeFinalizer" }
-  | { type: "create"; name: string; idempotencyKey: string }
+  | { type: "create"; name: string; idempotencyKey: string; intent: IntentCall }
   | { type: "rename"; name: string }
   | { type: "delete" }
   | MemberAction;
@@ -139,7 +140,8 @@ export function planProject(input: { project: Project; observed: ProjectObserved
       ...(replaces === undefined ? {} : { replaces }),
       ...createAttempt(observed.refusedCreates ?? 0),
     });
-    const actions = withFinalizer([{ type: "create", name, idempotencyKey: key }]);
+    const intent = createIntent("createProject", { name }, key, observed.refusedCreates);
+    const actions = withFinalizer([{ type: "create", name, idempotencyKey: key, intent }]);
     return (
       guarded(
         input,

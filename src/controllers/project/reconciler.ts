@@ -13,6 +13,7 @@ import { newProjectMemory, type ProjectKnowledge, type ProjectMemory, rememberPr
 import { projectOutputs } from "./outputs.ts";
 import { doingForProject, type ProjectFact, performProject } from "./perform.ts";
 import { type ProjectAction, type ProjectPlan, planProject } from "./plan.ts";
+import { settleProjectIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Project. */
 export function projectReconciler(deps: ControllerDeps): Reconciler {
@@ -37,6 +38,7 @@ export function projectKind(
     plan: (project, knowledge, now) => planProject({ project, observed: knowledge, now }),
     perform: performProject,
     learn: learnProject,
+    settle: settleProjectIntent,
     doing: doingForProject,
     schedule(knowledge, _plan, now) {
       // Known from a create or a lookup rather than a read: the drift checks start from now.

@@ -63,6 +63,19 @@ export function intentCall(
   return { operation, input, attempt, key: idempotencyKey(uid, operation, { ...keyed, attempt }) };
 }
 
+/**
+ * A create's intent, under the key the create has always had (its refused attempts counted in
+ * memory): after an unknown outcome the object is looked for by name (`lookup.ts`).
+ */
+export function createIntent(
+  operation: string,
+  input: Record<string, unknown>,
+  key: string,
+  refused: number | undefined,
+): IntentCall {
+  return { operation, input, key, attempt: (refused ?? 0) + 1 };
+}
+
 /** The input a Pending intent recorded, parsed (undefined when it is not a JSON object). */
 export function inputOf<T extends Record<string, unknown>>(intent: Intent): Partial<T> | undefined {
   try {
@@ -131,4 +144,22 @@ export function settlingChange(
   if (stuck !== undefined) return problemChange({ stalled: true, ...stuck }, generation);
   const notes = waiting.map((w) => `${w.intent.operation}: ${w.note}`).join("; ");
   return reconciling(Reason.Progressing, `settling ${notes} before acting on the spec`, generation);
+}
+
+/**
+ * A create whose outcome was unknown, from the lookup by name (`lookup.ts`): the one object it
+ * made, none, or several (a person picks). `found` is undefined while not looked up.
+ */
+export function settleCreate<F>(found: readonly { id: string }[] | undefined, what: string): Settlement<F> {
+  if (found === undefined) return { outcome: "looking", note: `looking for the ${what} it may have made` };
+  const [single] = found;
+  if (single === undefined) return { outcome: "notActed", note: `no ${what} it could have made was found` };
+  if (found.length > 1) {
+    return {
+      outcome: "unsettled",
+      reason: Reason.DuplicateCreated,
+      message: `${found.length} ${what}s of that name could be its result (${found.map((o) => o.id).join(", ")}): keep one, delete the others at the service`,
+    };
+  }
+  return { outcome: "acted", facts: [], note: `${what} ${single.id} is its result`, reason: "Adopted" };
 }
