@@ -125,6 +125,19 @@ describe("replacing servers", () => {
       { actions: ["refuseReplace"], reason: undefined, replaced: "ReplaceRefused" },
     ],
     [
+      "waits for spec.approved before replacing the annotated server (a replacement is an order)",
+      () => plan(serverOrder({ request: `${a}@t1`, spec: { approved: false } })),
+      { actions: [], reason: "AwaitingApproval", replaced: "AwaitingApproval" },
+    ],
+    [
+      "waits for spec.approved before replacing a failed server (autoReplace)",
+      () =>
+        plan(serverOrder({ spec: { approved: false, autoReplace: true } }), {
+          servers: [server(a, "failed"), server(b)],
+        }),
+      { actions: [], reason: "AwaitingApproval", replaced: "AwaitingApproval" },
+    ],
+    [
       "waits for a hibernating server to settle before replacing it",
       () => plan(serverOrder({ request: `${a}@t1` }), { servers: [server(a, "hibernating"), server(b)] }),
       { actions: [], reason: "Progressing", replaced: undefined },
@@ -311,6 +324,12 @@ describe("replacing servers", () => {
     const refused = plan(serverOrder({ request: `${c}@t1` }));
     expect(refused.actions).toEqual([{ type: "refuseReplace", message: expect.stringContaining(c) }]);
     expect(refused.status.lastHandledReplaceServer).toBe(`${c}@t1`);
+  });
+
+  it("leaves a request waiting for approval unhandled, so approving replaces it", () => {
+    const waiting = plan(serverOrder({ request: `${a}@t1`, spec: { approved: false } }));
+    expect(waiting.status.lastHandledReplaceServer).toBeUndefined();
+    expect(getCondition(waiting.status.conditions, "Ready")?.message).toContain("set spec.approved: true");
   });
 
   it("echoes the refused value and says why", () => {

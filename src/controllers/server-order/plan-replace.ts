@@ -1,4 +1,9 @@
-import { applyConditionChange, type ConditionInput, reconciling } from "../../api/conditions.ts";
+import {
+  applyConditionChange,
+  type ConditionInput,
+  ConditionType,
+  reconciling,
+} from "../../api/conditions.ts";
 import { annotations } from "../../api/meta.ts";
 import { pendingRequest, requestValue } from "../shared/annotations.ts";
 import { type IntentCall, intentCall } from "../shared/intents.ts";
@@ -176,6 +181,7 @@ function replace(
     input.observed.me &&
     scopeProblem(input.observed.me, orderScopes, "replace a server (it orders a new one)");
   if (missing !== undefined) return blocked(input, missing, [], fields);
+  if (!input.serverOrder.spec.approved) return awaitingApprovalToReplace(input, action.address, fields);
   const refused = input.observed.replaceRefused;
   if (refused !== undefined) {
     // The service's own refusal replaced nothing: the next attempt (a new key) waits for the Stalled schedule.
@@ -205,6 +211,33 @@ function replace(
   return action.request === undefined
     ? plan
     : { ...plan, status: { ...plan.status, lastHandledReplaceServer: action.request } };
+}
+
+/**
+ * A replacement orders a new machine, so it waits for spec.approved like any order; the request
+ * stays unhandled (not echoed) until then.
+ */
+function awaitingApprovalToReplace(input: OrderPlanInput, address: string, fields: StepFields): OrderPlan {
+  const message = `server ${address} is to be replaced, which orders a new one: set spec.approved: true to replace it`;
+  const generation = generationOf(input.serverOrder);
+  const waiting = {
+    status: "False" as const,
+    reason: Reason.AwaitingApproval,
+    message,
+    observedGeneration: generation,
+  };
+  return result(
+    input,
+    [],
+    {
+      set: [
+        { type: ConditionType.Ready, ...waiting },
+        { type: replacedCondition, ...waiting },
+      ],
+      remove: [ConditionType.Reconciling, ConditionType.Stalled],
+    },
+    fields,
+  );
 }
 
 /** Echoes the value and says why in the Replaced condition: refused once, never retried. */
