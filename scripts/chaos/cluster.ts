@@ -40,6 +40,8 @@ const resourceSchema = z.object({
       gridId: z.string().optional(),
       orderId: z.string().optional(),
       phase: z.string().optional(),
+      lastHandledReplaceServer: z.string().optional(),
+      servers: z.array(z.looseObject({ address: z.string(), state: z.string().optional() })).optional(),
     })
     .optional(),
 });
@@ -124,6 +126,29 @@ export class Cluster {
       body: { spec },
       contentType: patchTypes.merge,
     });
+  }
+
+  /** Sets metadata.annotations (a JSON merge patch). */
+  async annotate(
+    kind: Kind,
+    namespace: string,
+    name: string,
+    annotations: Record<string, string>,
+  ): Promise<void> {
+    await this.#client.call("PATCH", `${collection(kind, namespace)}/${name}`, {
+      body: { metadata: { annotations } },
+      contentType: patchTypes.merge,
+    });
+  }
+
+  /** One resource, or undefined when it is not there. */
+  async get(kind: Kind, namespace: string, name: string): Promise<Resource | undefined> {
+    try {
+      return resourceSchema.parse(await this.#client.call("GET", `${collection(kind, namespace)}/${name}`));
+    } catch (error) {
+      if (isKubeError(error, "not_found")) return undefined;
+      throw error;
+    }
   }
 
   async delete(kind: Kind, namespace: string, name: string): Promise<void> {

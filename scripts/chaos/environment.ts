@@ -36,14 +36,16 @@ export interface Environment {
   simulator: SimulatorProcess;
   cluster: Cluster;
   userId: string;
-  /** The suite's own key, for reading the service (never given to the operator). */
-  checkerToken: string;
+  /** Another user of the service: a key of theirs is put into a Secret mid-order (credentials rotated to the wrong user). */
+  otherUserId: string;
+  /** The suite's own keys, one per user, for reading the service (never given to the operator). */
+  checkerTokens: string[];
   secrets: Map<string, StoredSecret>;
   tokens: string[];
   close(keep: boolean): Promise<void>;
 }
 
-/** A control plane with the CRDs, the simulator, one user with a key per credentials Secret, and the namespaces. */
+/** A control plane with the CRDs, the simulator, a user with a key per credentials Secret (and another user), and the namespaces. */
 export async function startEnvironment(clockSpeed: number, logger: Logger): Promise<Environment> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "berth-chaos-"));
   const controlPlane = await RestartableControlPlane.start(dir, logger);
@@ -51,8 +53,9 @@ export async function startEnvironment(clockSpeed: number, logger: Logger): Prom
   const cluster = new Cluster(controlPlane.kubeconfigPath);
   await installCrds(cluster.config);
   const userId = await simulator.addUser("chaos@example.test", 1_000_000);
-  const checker = await simulator.addKey(userId);
-  const tokens = [checker.token];
+  const otherUserId = await simulator.addUser("chaos-other@example.test", 1_000_000);
+  const checkerTokens = [(await simulator.addKey(userId)).token, (await simulator.addKey(otherUserId)).token];
+  const tokens = [...checkerTokens];
   const secrets = new Map<string, StoredSecret>();
   for (const name of [defaultSecret.namespace, ...namespaces.map((n) => n.name)])
     await cluster.createNamespace(name);
@@ -70,7 +73,8 @@ export async function startEnvironment(clockSpeed: number, logger: Logger): Prom
     simulator,
     cluster,
     userId,
-    checkerToken: checker.token,
+    otherUserId,
+    checkerTokens,
     secrets,
     tokens,
     async close(keep) {

@@ -30,6 +30,8 @@ export type FaultEvent =
   /** `force`: an admin also clears the Secret's finalizers, so it goes at once even while in use. */
   | { at: number; type: "secretDeleted"; namespace: string; name: string; seconds: number; force: boolean }
   | { at: number; type: "keyRotated"; namespace: string; name: string; revokeAfterSec: number }
+  /** A key of another user goes into the Secret for `seconds` (mid-order), then one of the right user. */
+  | { at: number; type: "keyOfOtherUser"; namespace: string; name: string; seconds: number }
   | { at: number; type: "controlPlaneRestart" };
 
 export interface FaultSetting {
@@ -86,6 +88,13 @@ export function planFaults(random: Random, setting: FaultSetting): FaultEvent[] 
     ...setting.rotated,
     revokeAfterSec: Math.min(10, t * 0.03),
   });
+  // After the creates (the first half), while day-2 changes go on: intents meet a key of another user.
+  events.push({
+    at: when(0.7, 0.78),
+    type: "keyOfOtherUser",
+    ...setting.rotated,
+    seconds: Math.min(30, Math.max(8, t * 0.06)),
+  });
   return events.sort((a, b) => a.at - b.at);
 }
 
@@ -94,6 +103,7 @@ export interface FaultTargets {
   simulator: SimulatorProcess;
   cluster: Cluster;
   userId: string;
+  otherUserId: string;
   /** Each credentials Secret's contents and key ID by namespace/name; updated when a key is rotated. */
   secrets: Map<string, StoredSecret>;
   /** Every token issued, for the log search. */
@@ -117,6 +127,7 @@ export interface FaultCounts {
   secretsForced: number;
   secretsRestored: number;
   keysRotated: number;
+  keysOfOtherUser: number;
   controlPlaneRestarts: number;
 }
 
@@ -130,6 +141,7 @@ export class FaultDriver {
     secretsForced: 0,
     secretsRestored: 0,
     keysRotated: 0,
+    keysOfOtherUser: 0,
     controlPlaneRestarts: 0,
   };
   readonly #targets: FaultTargets;
@@ -179,6 +191,9 @@ export class FaultDriver {
         return;
       case "keyRotated":
         await this.#rotate(event.namespace, event.name, event.revokeAfterSec);
+        return;
+      case "keyOfOtherUser":
+        await this.#otherUserFor(event.namespace, event.name, event.seconds);
         return;
       case "controlPlaneRestart":
         this.counts.controlPlaneRestarts++;
@@ -233,6 +248,26 @@ export class FaultDriver {
     await retried(() => cluster.putSecret(namespace, name, data));
     this.counts.keysRotated++;
     await sleep(revokeAfterSec * 1000);
+    await simulator.revokeKey(old.keyId);
+  }
+
+  /** The Secret holds another user's key for `seconds`, then a new key of the right user. */
+  async #otherUserFor(namespace: string, name: string, seconds: number): Promise<void> {
+    const { simulator, cluster, secrets, tokens } = this.#targets;
+    const key = `${namespace}/${name}`;
+    const old = secrets.get(key);
+    if (old === undefined) return;
+    const wrong = await simulator.addKey(this.#targets.otherUserId);
+    tokens.push(wrong.token);
+    await retried(() => cluster.putSecret(namespace, name, { ...old.data, apiKey: wrong.token }));
+    this.counts.keysOfOtherUser++;
+    await sleep(seconds * 1000);
+    const right = await simulator.addKey(this.#targets.userId);
+    tokens.push(right.token);
+    const data = { ...old.data, apiKey: right.token };
+    secrets.set(key, { data, keyId: right.id });
+    await retried(() => cluster.putSecret(namespace, name, data));
+    await simulator.revokeKey(wrong.id);
     await simulator.revokeKey(old.keyId);
   }
 

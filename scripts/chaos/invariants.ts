@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { instanceTypes } from "../../src/simulator/catalog.ts";
 import { conditionOf, type Kind, type Resource } from "./cluster.ts";
-import { type Ledger, statusId, type Tracked, type Violations } from "./ledger.ts";
+import { approvedDuring, type Ledger, statusId, type Tracked, type Violations } from "./ledger.ts";
 import { decimal, resourceKey, signatureOf } from "./plan.ts";
 import type { ServiceOrder, ServiceSnapshot } from "./service.ts";
 
@@ -10,12 +10,18 @@ interface ExternalObject {
   id: string;
   /** Still there and, for an order, still billing: pending, provisioning, or with servers not on their way out. */
   live: boolean;
+  /** An order's servers that count towards spec.count: not leaving, not failed. */
+  servers: number;
   label: string;
   name: string | undefined;
   image: string | undefined;
 }
 
 const leaving = new Set(["deprovisioning", "retiring"]);
+/** How long a berth.dev/replace-server value may wait for its echo in status. */
+const echoWithinMs = 60_000;
+/** How long a call decided before approval was withdrawn may still be on its way (retries included). */
+const inFlightMs = 20_000;
 const namePattern = /^([a-z0-9-]+)\.([a-z0-9-]+)(\.v\d+)?$/;
 
 /** Every invariant the checker and the run may report, for the report's legend. */
@@ -26,6 +32,9 @@ export const invariantNames = [
   "orphan-keeps-object",
   "order-within-maxHourlyCost",
   "order-only-when-approved",
+  "servers-equal-count",
+  "annotation-echoed-within-a-minute",
+  "stalled-makes-few-calls",
   "over-budget-stalls",
   "ends-ready-or-stalled",
   "ready-matches-service",
@@ -57,6 +66,9 @@ export async function actionableReasons(readmePath: string): Promise<Set<string>
 export class Checker {
   passes = 0;
   readonly #ledger: Ledger;
+  /** Orders seen at the service, and when the service reading before this one started (wall ms). */
+  readonly #ordersSeen = new Set<string>();
+  #previousReadingAt: number;
   readonly #violations: Violations;
   readonly #actionable: Set<string>;
   /** Every external ID ever seen, by kind. */
@@ -67,8 +79,9 @@ export class Checker {
     ServerOrder: new Set(),
   };
 
-  constructor(ledger: Ledger, violations: Violations, actionable: Set<string>) {
+  constructor(ledger: Ledger, violations: Violations, actionable: Set<string>, startedAt = Date.now()) {
     this.#ledger = ledger;
+    this.#previousReadingAt = startedAt;
     this.#violations = violations;
     this.#actionable = actionable;
   }
@@ -90,6 +103,7 @@ export class Checker {
           this.#violations.add("resource-stays", key, "disappeared from the cluster without a delete");
         continue;
       }
+      this.#checkEcho(tracked, found, readAt);
       const id = statusId(kind, found);
       if (id === undefined) continue;
       claims.set(id, [...(claims.get(id) ?? []), key]);
@@ -105,14 +119,18 @@ export class Checker {
     }
   }
 
-  /** Takes a service reading, made after the latest cluster reading; returns its objects by resource. */
-  observeService(snapshot: ServiceSnapshot): Map<string, ExternalObject[]> {
+  /**
+   * Takes a service reading, made after the latest cluster reading and started at `readAt` (wall
+   * ms); returns its objects by resource.
+   */
+  observeService(snapshot: ServiceSnapshot, readAt: number): Map<string, ExternalObject[]> {
     this.passes++;
     const byKey = this.#attribute(snapshot);
     for (const [key, objects] of byKey) {
       const tracked = this.#ledger.get(key);
       if (tracked === undefined) continue;
-      if (objects.length > 1) {
+      // A ServerOrder's growth and replacement orders are its own: servers-equal-count checks them.
+      if (objects.length > 1 && tracked.plan.kind !== "ServerOrder") {
         this.#violations.add(
           "one-object-per-resource",
           key,
@@ -129,6 +147,7 @@ export class Checker {
       }
     }
     for (const order of snapshot.orders) this.#checkOrder(order);
+    this.#previousReadingAt = readAt;
     return byKey;
   }
 
@@ -142,9 +161,9 @@ export class Checker {
     return waiting;
   }
 
-  /** After the chaos: the end state, against a last reading of both sides. */
-  finalCheck(snapshot: ServiceSnapshot): void {
-    const byKey = this.observeService(snapshot);
+  /** After the chaos: the end state, against a last reading of both sides (the service's started at `readAt`). */
+  finalCheck(snapshot: ServiceSnapshot, readAt: number): void {
+    const byKey = this.observeService(snapshot, readAt);
     for (const tracked of this.#ledger.created()) {
       const { key, policy } = tracked.plan;
       const objects = byKey.get(key) ?? [];
@@ -195,14 +214,60 @@ export class Checker {
       );
       return;
     }
-    if (more.length === 0 && object.id !== id) {
+    if (!objects.some((o) => o.id === id) && (more.length === 0 || tracked.plan.kind === "ServerOrder")) {
       this.#violations.add(
         "one-object-per-resource",
         key,
-        `status ID ${id ?? "none"}, but the service holds ${object.label}`,
+        `status ID ${id ?? "none"}, but the service holds ${objects.map((o) => o.label).join(", ")}`,
       );
     }
     this.#checkMatches(tracked, object);
+    if (tracked.plan.kind === "ServerOrder") this.#checkCount(tracked, objects);
+  }
+
+  /** A Ready ServerOrder has as many servers at the service as spec.count, over all its orders. */
+  #checkCount(tracked: Tracked, objects: ExternalObject[]): void {
+    if (!this.#readyNow(tracked)) return;
+    const servers = objects.reduce((sum, o) => sum + o.servers, 0);
+    if (servers !== tracked.spec.count) {
+      this.#violations.add(
+        "servers-equal-count",
+        tracked.plan.key,
+        `Ready with spec.count ${String(tracked.spec.count)}, but the service has ${servers}: ${objects.map((o) => o.label).join(", ")}`,
+      );
+    }
+  }
+
+  /** Ready for the generation it has now. */
+  #readyNow(tracked: Tracked): boolean {
+    const last = tracked.last;
+    const ready = last === undefined ? undefined : conditionOf(last, "Ready");
+    return ready?.status === "True" && ready.observedGeneration === last?.metadata.generation;
+  }
+
+  /**
+   * A berth.dev/replace-server value is echoed in status within a minute, unless the resource is
+   * being deleted, Stalled, or waiting for approval (a replacement orders a machine).
+   */
+  #checkEcho(tracked: Tracked, found: Resource, readAt: number): void {
+    const echo = tracked.echo;
+    if (echo === undefined) return;
+    if (found.status?.lastHandledReplaceServer === echo.value) {
+      tracked.echo = undefined;
+      return;
+    }
+    const excused =
+      found.metadata.deletionTimestamp !== undefined ||
+      conditionOf(found, "Stalled")?.status === "True" ||
+      conditionOf(found, "Ready")?.reason === "AwaitingApproval";
+    if (excused) echo.at = readAt;
+    else if (readAt - echo.at > echoWithinMs) {
+      this.#violations.add(
+        "annotation-echoed-within-a-minute",
+        tracked.plan.key,
+        `berth.dev/replace-server ${echo.value} not echoed after ${Math.round((readAt - echo.at) / 1000)} s: ${summary(found)}`,
+      );
+    }
   }
 
   /** A Ready resource's object looks like its spec (the fields the suite changes). */
@@ -252,11 +317,14 @@ export class Checker {
         `order ${order.id} costs ${decimal(cost)}/h, above spec.maxHourlyCost ${decimal(max)}`,
       );
     }
-    if (!tracked.approved) {
+    if (this.#ordersSeen.has(order.id)) return;
+    this.#ordersSeen.add(order.id);
+    // Placed since the last reading began: a call decided before a withdrawal may still be on its way.
+    if (!approvedDuring(tracked, this.#previousReadingAt - inFlightMs, Date.now())) {
       this.#violations.add(
         "order-only-when-approved",
         tracked.plan.key,
-        `order ${order.id} placed without approved: true`,
+        `order ${order.id} (${order.count} servers) placed while spec.approved was false`,
       );
     }
   }
@@ -285,7 +353,14 @@ export class Checker {
     for (const p of snapshot.projects) {
       add(
         named("Project", p.name),
-        { id: p.id, live: true, label: `project ${p.id} (${p.name})`, name: p.name, image: undefined },
+        {
+          id: p.id,
+          live: true,
+          servers: 0,
+          label: `project ${p.id} (${p.name})`,
+          name: p.name,
+          image: undefined,
+        },
         "Project",
       );
     }
@@ -293,14 +368,21 @@ export class Checker {
       const image = a.config?.image;
       add(
         named("App", a.name),
-        { id: a.id, live: true, label: `app ${a.id} (${a.name})`, name: a.name, image },
+        { id: a.id, live: true, servers: 0, label: `app ${a.id} (${a.name})`, name: a.name, image },
         "App",
       );
     }
     for (const g of snapshot.grids) {
       add(
         named("Grid", g.name),
-        { id: g.id, live: true, label: `grid ${g.id} (${g.name})`, name: g.name, image: undefined },
+        {
+          id: g.id,
+          live: true,
+          servers: 0,
+          label: `grid ${g.id} (${g.name})`,
+          name: g.name,
+          image: undefined,
+        },
         "Grid",
       );
     }
@@ -311,7 +393,14 @@ export class Checker {
       const label = `order ${o.id} (${o.state}, ${billing.length} of ${servers.length} servers billing)`;
       add(
         this.#ledger.bySignature(signatureOf(o))?.plan.key,
-        { id: o.id, live, label, name: undefined, image: undefined },
+        {
+          id: o.id,
+          live,
+          servers: billing.filter((s) => s.state !== "failed").length,
+          label,
+          name: undefined,
+          image: undefined,
+        },
         "ServerOrder",
       );
     }

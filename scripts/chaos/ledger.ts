@@ -15,8 +15,10 @@ export interface Tracked {
   goneAt: number | undefined;
   /** External IDs its status held, in the order they appeared. */
   ids: string[];
-  /** ServerOrders: `approved: true` was asked for (at creation or by an update). */
-  approved: boolean;
+  /** ServerOrders: each value of spec.approved with the wall-clock ms it was sent at, oldest first. */
+  approvals: { at: number; approved: boolean }[];
+  /** A berth.dev/replace-server value sent and not yet seen echoed in status, with when it was sent. */
+  echo: { value: string; at: number } | undefined;
   /** As last read from the apiserver. */
   last: Resource | undefined;
 }
@@ -36,7 +38,8 @@ export class Ledger {
         deleteRequestedAt: undefined,
         goneAt: undefined,
         ids: [],
-        approved: resource.spec.approved === true,
+        approvals: [],
+        echo: undefined,
         last: undefined,
       };
       this.#byKey.set(resource.key, tracked);
@@ -60,6 +63,12 @@ export class Ledger {
   created(): Tracked[] {
     return this.all().filter((t) => t.created);
   }
+}
+
+/** Whether spec.approved was true at any moment of [from, to] (wall-clock ms). */
+export function approvedDuring(tracked: Tracked, from: number, to: number): boolean {
+  const before = tracked.approvals.filter((a) => a.at <= from).at(-1);
+  return before?.approved === true || tracked.approvals.some((a) => a.at > from && a.at <= to && a.approved);
 }
 
 /** The external ID a resource's status records. */

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { annotations } from "../../src/api/meta.ts";
 import { isKubeError } from "../../src/runtime/index.ts";
 import type { Logger } from "../../src/telemetry/logger.ts";
 import type { Cluster } from "./cluster.ts";
@@ -28,6 +29,8 @@ export interface LoadCounts {
   deleted: number;
   /** Updates by what they change. */
   updates: Map<string, number>;
+  /** Replace and fail updates that found no running server to act on. */
+  noServer: number;
   /** Actions given up after the apiserver refused them for minutes. */
   failed: number;
 }
@@ -37,14 +40,30 @@ export interface LoadCounts {
  * (late when the apiserver is down: every action is retried until it is back).
  */
 export class LoadGenerator {
-  readonly counts: LoadCounts = { created: 0, updated: 0, deleted: 0, updates: new Map(), failed: 0 };
+  readonly counts: LoadCounts = {
+    created: 0,
+    updated: 0,
+    deleted: 0,
+    updates: new Map(),
+    noServer: 0,
+    failed: 0,
+  };
   readonly #cluster: Cluster;
   readonly #ledger: Ledger;
+  readonly #world: { failServer(address: string): Promise<void> };
   readonly #logger: Logger;
+  #replaceRequests = 0;
 
-  constructor(cluster: Cluster, ledger: Ledger, logger: Logger) {
+  /** `world`: the service's side of the load (a server failing). */
+  constructor(
+    cluster: Cluster,
+    ledger: Ledger,
+    world: { failServer(address: string): Promise<void> },
+    logger: Logger,
+  ) {
     this.#cluster = cluster;
     this.#ledger = ledger;
+    this.#world = world;
     this.#logger = logger;
   }
 
@@ -78,16 +97,17 @@ export class LoadGenerator {
         }
         tracked.created = true;
         tracked.createdAt = Date.now();
+        if (kind === "ServerOrder")
+          tracked.approvals.push({ at: 0, approved: tracked.spec.approved === true });
         this.counts.created++;
         return;
       case "update": {
         if (!tracked.created || tracked.deleteRequestedAt !== undefined) return;
-        if (action.update.patch.approved === true) tracked.approved = true;
-        Object.assign(tracked.spec, action.update.patch);
-        await this.#cluster.patchSpec(kind, namespace, name, action.update.patch);
-        this.counts.updated++;
-        const what = action.update.what;
-        this.counts.updates.set(what, (this.counts.updates.get(what) ?? 0) + 1);
+        if (await this.#update(action.update, tracked)) {
+          this.counts.updated++;
+          const what = action.update.what;
+          this.counts.updates.set(what, (this.counts.updates.get(what) ?? 0) + 1);
+        }
         return;
       }
       case "delete":
@@ -97,6 +117,34 @@ export class LoadGenerator {
         this.counts.deleted++;
         return;
     }
+  }
+
+  /** Whether the update was made (a replace or fail finds no running server while none is up yet). */
+  async #update(update: PlannedUpdate, tracked: Tracked): Promise<boolean> {
+    const { kind, namespace, name } = tracked.plan;
+    if (update.type === "patch") {
+      // A grant counts from when it is sent, a withdrawal from when it took effect.
+      if (update.patch.approved === true) tracked.approvals.push({ at: Date.now(), approved: true });
+      Object.assign(tracked.spec, update.patch);
+      await this.#cluster.patchSpec(kind, namespace, name, update.patch);
+      if (update.patch.approved === false) tracked.approvals.push({ at: Date.now(), approved: false });
+      return true;
+    }
+    const running = (await this.#cluster.get(kind, namespace, name))?.status?.servers?.find(
+      (s) => s.state === "running",
+    );
+    if (running === undefined) {
+      this.counts.noServer++;
+      return false;
+    }
+    if (update.type === "failServer") {
+      await this.#world.failServer(running.address);
+      return true;
+    }
+    const value = `${running.address}@chaos-${++this.#replaceRequests}`;
+    await this.#cluster.annotate(kind, namespace, name, { [annotations.replaceServer]: value });
+    tracked.echo = { value, at: Date.now() };
+    return true;
   }
 }
 

@@ -56,8 +56,9 @@ export async function checkOnce(readers: Readers): Promise<ServiceSnapshot | und
   const readAt = Date.now();
   try {
     readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
+    const serviceReadAt = Date.now();
     const snapshot = await readers.service.snapshot();
-    readers.checker.observeService(snapshot);
+    readers.checker.observeService(snapshot, serviceReadAt);
     await readers.creates.collect(readers.simulator);
     return snapshot;
   } catch (error) {

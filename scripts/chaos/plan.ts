@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { instanceTypes, regions, zones } from "../../src/simulator/catalog.ts";
 import type { Kind } from "./cluster.ts";
 import type { Random } from "./random.ts";
@@ -18,14 +19,19 @@ export interface NamespacePlan {
 
 export const refSecretName = "team-b";
 
-export interface PlannedUpdate {
-  at: number;
-  what: string;
-  patch: Record<string, unknown>;
-}
+/**
+ * A change a person makes: a spec patch, the replace-server annotation on one of the order's
+ * running servers, or (the world) one of its servers failing at the service.
+ */
+export type PlannedUpdate =
+  | { at: number; what: string; type: "patch"; patch: Record<string, unknown> }
+  | { at: number; what: string; type: "replaceServer" | "failServer" };
 
 export interface OrderTerms {
-  /** csp/region/zone/instanceType/xCount: unique per ServerOrder, so each order at the service names its resource. */
+  /**
+   * csp/region/zone/instanceType: unique per ServerOrder, so each order at the service (the first,
+   * growth and replacement orders alike) names its resource.
+   */
   signature: string;
   costMicros: number;
   maxMicros: number;
@@ -83,11 +89,13 @@ export function planLoad(
     const apps = Array.from({ length: sizes.apps }, (_, i) =>
       planApp(random, ns, i, random.pick(projects), life),
     );
+    for (const app of apps) planMoves(random, app, projects, life);
     const grids = Array.from({ length: sizes.grids }, (_, i) => planGrid(random, ns, i, life));
     const orders = Array.from({ length: sizes.orders }, (_, i) => {
       const signature = signatures.pop();
       if (signature === undefined) throw new Error("more ServerOrders than catalog combinations");
-      return planOrder(random, ns, i, signature, random.chance(0.5) ? random.pick(grids) : undefined, life);
+      const grid = random.chance(0.5) ? random.pick(grids) : undefined;
+      return planOrder(random, ns, i, { ...signature, count: random.int(1, 3) }, grid, grids, life);
     });
     resources.push(...projects, ...apps, ...grids, ...orders);
   }
@@ -160,6 +168,7 @@ function planProject(random: Random, ns: NamespacePlan, i: number, life: Lifetim
     resource.updates.push({
       at: life.within(createAt + 3, deleteAt ?? life.lastChange),
       what: "Project displayName",
+      type: "patch",
       patch: { displayName: serviceName(ns.name, name, 2) },
     });
   }
@@ -207,11 +216,12 @@ function planApp(
 function appUpdate(random: Random, n: number, at: number): PlannedUpdate {
   switch (random.int(0, 3)) {
     case 0:
-      return { at, what: "App image", patch: { image: `nginx:1.27.${n + 1}` } };
+      return { at, what: "App image", type: "patch", patch: { image: `nginx:1.27.${n + 1}` } };
     case 1:
       return {
         at,
         what: "App ports",
+        type: "patch",
         patch: {
           ports: [
             { port: 80, protocol: "http80_load_balancer" },
@@ -223,6 +233,7 @@ function appUpdate(random: Random, n: number, at: number): PlannedUpdate {
       return {
         at,
         what: "App env",
+        type: "patch",
         patch: {
           env: [
             { name: "MODE", value: `v${n + 2}` },
@@ -231,7 +242,7 @@ function appUpdate(random: Random, n: number, at: number): PlannedUpdate {
         },
       };
     default:
-      return { at, what: "App stopped", patch: { stopped: random.chance(0.5) } };
+      return { at, what: "App stopped", type: "patch", patch: { stopped: random.chance(0.5) } };
   }
 }
 
@@ -247,28 +258,73 @@ function planGrid(random: Random, ns: NamespacePlan, i: number, life: Lifetimes)
   };
 }
 
+/**
+ * Day 2 for an App: a move to another project that outlives it, sometimes retargeted seconds later
+ * (to a third project or back), sometimes deleted right after (while the move's outcome may be unknown).
+ */
+function planMoves(random: Random, app: PlannedResource, projects: PlannedResource[], life: Lifetimes): void {
+  if (!random.chance(0.5)) return;
+  const end = app.deleteAt ?? life.lastChange;
+  const at = life.within(app.createAt + 4, end - 1);
+  const home = z.object({ name: z.string() }).parse(app.spec.projectRef).name;
+  const lasting = (p: PlannedResource) => p.deleteAt === undefined && p.createAt + 3 < at;
+  const targets = projects.filter((p) => lasting(p) && p.name !== home);
+  if (targets.length === 0 || at >= end - 0.5) return;
+  const target = random.pick(targets);
+  app.updates.push(move(at, target.name, "App move"));
+  const others = projects.filter((p) => lasting(p) && p.name !== target.name);
+  if (others.length > 0 && random.chance(0.35)) {
+    app.updates.push(
+      move(Math.min(at + random.between(0.5, 4), end - 0.5), random.pick(others).name, "App move retargeted"),
+    );
+  }
+  if (random.chance(0.2)) app.deleteAt = Math.min(at + random.between(0.5, 5), end);
+  app.updates.sort((a, b) => a.at - b.at);
+}
+
+function move(at: number, project: string, what: string): PlannedUpdate {
+  return { at, what, type: "patch", patch: { projectRef: { name: project } } };
+}
+
 function planOrder(
   random: Random,
   ns: NamespacePlan,
   i: number,
   signature: Signature,
   grid: PlannedResource | undefined,
+  grids: PlannedResource[],
   life: Lifetimes,
 ): PlannedResource {
   const name = `so-${i}`;
   // Servers in a grid keep it from being deleted: only orders without grids may orphan theirs.
   const policy = grid === undefined && random.chance(0.25) ? "Orphan" : "Delete";
   const overBudget = random.chance(0.2);
-  const terms = orderTerms(random, signature, overBudget);
   const end = grid?.deleteAt ?? life.lastChange;
   const createAt = life.within((grid?.createAt ?? 0) + 1, Math.min(end - 5, 0.6 * life.seconds));
   const ownDelete = life.deleteAt(createAt, 0.3);
   // An order goes with its grid, at the latest just before it.
-  const deleteAt =
+  let deleteAt =
     grid?.deleteAt === undefined
       ? ownDelete
       : Math.max(createAt + 3, Math.min(ownDelete ?? grid.deleteAt, grid.deleteAt - random.between(0, 5)));
   const approvedAtOnce = overBudget || random.chance(0.5);
+  const updates: PlannedUpdate[] = [];
+  let approvedAt = approvedAtOnce ? createAt : undefined;
+  if (!approvedAtOnce && (deleteAt === undefined || random.chance(0.6))) {
+    approvedAt = life.within(createAt + 2, (deleteAt ?? life.lastChange) - 0.5);
+    updates.push({ at: approvedAt, what: "ServerOrder approved", type: "patch", patch: { approved: true } });
+  }
+  const day2 =
+    overBudget || approvedAt === undefined
+      ? { updates: [], maxCount: signature.count }
+      : planOrderDay2(random, signature.count, [approvedAt, deleteAt ?? life.lastChange], grid, grids, life);
+  updates.push(...day2.updates);
+  const last = day2.updates.at(-1);
+  // Some deletions come right after a day-2 change, while its outcome may be unknown.
+  if (last !== undefined && deleteAt !== undefined && random.chance(0.4)) {
+    deleteAt = Math.min(deleteAt, last.at + random.between(0.5, 4));
+  }
+  const terms = orderTerms(random, signature, day2.maxCount, overBudget);
   const spec: Record<string, unknown> = {
     csp: signature.csp,
     region: signature.region,
@@ -277,64 +333,116 @@ function planOrder(
     count: signature.count,
     approved: approvedAtOnce,
     maxHourlyCost: decimal(terms.maxMicros),
+    autoReplace: random.chance(0.5),
     deletionPolicy: policy,
     ...(grid === undefined ? {} : { gridRefs: [{ name: grid.name }] }),
     ...credentialFields(ns),
   };
-  const resource: PlannedResource = {
+  return {
     ...base(ns, "ServerOrder", name, policy),
     spec,
     createAt,
     deleteAt,
+    updates: updates.sort((a, b) => a.at - b.at),
     order: terms,
   };
-  const approveAt = life.within(createAt + 2, (deleteAt ?? life.lastChange) - 0.5);
-  if (!approvedAtOnce && (deleteAt === undefined || random.chance(0.6))) {
-    resource.updates.push({ at: approveAt, what: "ServerOrder approved", patch: { approved: true } });
-  }
-  return resource;
 }
 
-interface Signature {
+/**
+ * One to four day-2 changes of an approved order within `window`: count grown or shrunk, approval
+ * withdrawn and given again, hibernate then wake, a server replaced by annotation or failing at
+ * the service, its grid switched to one that outlives it. `maxCount`: the most servers it asks for.
+ */
+function planOrderDay2(
+  random: Random,
+  count: number,
+  [from, to]: [number, number],
+  grid: PlannedResource | undefined,
+  grids: PlannedResource[],
+  life: Lifetimes,
+): { updates: PlannedUpdate[]; maxCount: number } {
+  const updates: PlannedUpdate[] = [];
+  const patch = (at: number, what: string, fields: Record<string, unknown>) =>
+    updates.push({ at, what, type: "patch", patch: fields });
+  const otherGrids = grids.filter((g) => g !== grid && g.deleteAt === undefined);
+  let current = count;
+  let maxCount = count;
+  let at = from + 2;
+  for (let n = random.int(1, 4); n > 0; n--) {
+    at = life.within(at + 2, to - 1);
+    const undoAt = at + random.between(3, 15);
+    if (at >= to - 0.5) break;
+    switch (random.int(0, 5)) {
+      case 0: {
+        const grow = current === 1 || (current < 4 && random.chance(0.6));
+        current += grow ? 1 : -1;
+        maxCount = Math.max(maxCount, current);
+        patch(at, grow ? "ServerOrder count grown" : "ServerOrder count shrunk", { count: current });
+        break;
+      }
+      case 1:
+        if (undoAt >= to - 0.5) break;
+        patch(at, "ServerOrder approval withdrawn", { approved: false });
+        patch(undoAt, "ServerOrder approved again", { approved: true });
+        at = undoAt;
+        break;
+      case 2:
+        if (undoAt >= to - 0.5) break;
+        patch(at, "ServerOrder hibernated", { power: "Hibernated" });
+        patch(undoAt, "ServerOrder woken", { power: "On" });
+        at = undoAt;
+        break;
+      case 3:
+        updates.push({ at, what: "ServerOrder replace-server annotation", type: "replaceServer" });
+        break;
+      case 4:
+        updates.push({ at, what: "a server failed at the service", type: "failServer" });
+        break;
+      default: {
+        const other = grid === undefined ? undefined : otherGrids[random.int(0, otherGrids.length - 1)];
+        if (other !== undefined) patch(at, "ServerOrder grid switched", { gridRefs: [{ name: other.name }] });
+      }
+    }
+  }
+  return { updates, maxCount };
+}
+
+interface Placement {
   csp: string;
   region: string;
   zone: string;
   instanceType: string;
+}
+
+interface Signature extends Placement {
   count: number;
 }
 
-/** Every catalog combination of provider, zone, size and count (1–3): one per ServerOrder. */
-function orderSignatures(): Signature[] {
-  const out: Signature[] = [];
+/** Every catalog combination of provider, zone and size: one per ServerOrder. */
+function orderSignatures(): Placement[] {
+  const out: Placement[] = [];
   for (const region of regions) {
-    for (const zone of zones.filter((z) => z.regionId === region.id)) {
+    for (const zone of zones.filter((candidate) => candidate.regionId === region.id)) {
       for (const type of instanceTypes.filter((t) => region.csps.includes(t.csp) && t.gpu === 0)) {
-        for (const count of [1, 2, 3]) {
-          out.push({ csp: type.csp, region: region.id, zone: zone.id, instanceType: type.id, count });
-        }
+        out.push({ csp: type.csp, region: region.id, zone: zone.id, instanceType: type.id });
       }
     }
   }
   return out;
 }
 
-export function signatureOf(order: {
-  csp: string;
-  region: string;
-  zone: string;
-  instanceType: string;
-  count: number;
-}): string {
-  return `${order.csp}/${order.region}/${order.zone}/${order.instanceType}/x${order.count}`;
+export function signatureOf(order: Placement): string {
+  return `${order.csp}/${order.region}/${order.zone}/${order.instanceType}`;
 }
 
-function orderTerms(random: Random, signature: Signature, overBudget: boolean): OrderTerms {
+/** Within budget: a maxHourlyCost that covers the most servers the plan asks for; over it: below the first count. */
+function orderTerms(random: Random, signature: Signature, maxCount: number, overBudget: boolean): OrderTerms {
   const price = instanceTypes.find((t) => t.id === signature.instanceType)?.hourlyPrice ?? 0;
   const costMicros = price * signature.count;
   // In cents: below the cost when over budget, at or above it otherwise.
   const maxCents = overBudget
     ? Math.max(1, Math.floor((costMicros * random.between(0.3, 0.9)) / 10_000))
-    : Math.ceil((costMicros * random.between(1, 3)) / 10_000) + 1;
+    : Math.ceil((price * maxCount * random.between(1, 3)) / 10_000) + 1;
   return { signature: signatureOf(signature), costMicros, maxMicros: maxCents * 10_000, overBudget };
 }
 

@@ -70,7 +70,7 @@ export function formatReport(result: ChaosResult): string {
   );
   out += line(
     "  credentials",
-    `Secret deleted ${faults.secretsDeleted} (${faults.secretsForced} with its finalizers cleared), restored ${faults.secretsRestored}, held Terminating by the credentials finalizer ${faults.secretsHeld}; key rotated ${faults.keysRotated}`,
+    `Secret deleted ${faults.secretsDeleted} (${faults.secretsForced} with its finalizers cleared), restored ${faults.secretsRestored}, held Terminating by the credentials finalizer ${faults.secretsHeld}; key rotated ${faults.keysRotated}, a key of another user put in mid-order ${faults.keysOfOtherUser}`,
   );
   out += line("  control plane", `${faults.controlPlaneRestarts} restart`);
   out += line(

@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../../src/telemetry/logger.ts";
+import { conditionOf } from "./cluster.ts";
 import { type Environment, namespaces, operatorCommand, secretOf, startEnvironment } from "./environment.ts";
 import { type FaultCounts, FaultDriver, type FaultEvent, planFaults, steadyFaults } from "./faults.ts";
-import { actionableReasons, Checker } from "./invariants.ts";
-import { Ledger, type Violation, Violations } from "./ledger.ts";
+import { actionableReasons, Checker, summary } from "./invariants.ts";
+import { Ledger, statusId, type Violation, Violations } from "./ledger.ts";
 import { type LoadCounts, LoadGenerator, timeline } from "./load.ts";
 import { CreateLog, checkUntil, type Readers, readCluster } from "./observer.ts";
 import type { ChaosOptions } from "./options.ts";
@@ -50,6 +51,7 @@ interface Run {
   logger: Logger;
   startedAt: number;
   plan: LoadPlan;
+  ledger: Ledger;
   violations: Violations;
   checker: Checker;
   readers: Readers;
@@ -86,7 +88,7 @@ async function prepare(
   const checker = new Checker(ledger, violations, await actionableReasons("README.md"));
   const readers: Readers = {
     cluster: env.cluster,
-    service: new ServiceReader(env.simulator.baseUrl, env.checkerToken),
+    service: new ServiceReader(env.simulator.baseUrl, env.checkerTokens),
     simulator: env.simulator,
     checker,
     creates: new CreateLog(),
@@ -98,6 +100,7 @@ async function prepare(
     simulator: env.simulator,
     cluster: env.cluster,
     userId: env.userId,
+    otherUserId: env.otherUserId,
     secrets: env.secrets,
     tokens: env.tokens,
     logger,
@@ -120,11 +123,12 @@ async function prepare(
     logger,
     startedAt,
     plan,
+    ledger,
     violations,
     checker,
     readers,
     operator,
-    load: new LoadGenerator(env.cluster, ledger, logger),
+    load: new LoadGenerator(env.cluster, ledger, env.simulator, logger),
     driver,
     events,
     kills: planKills(Random.forPurpose(options.seed, "kills"), options),
@@ -160,8 +164,9 @@ async function settle(run: Run): Promise<{ convergedAt: number | undefined; unse
   const convergedAt = await converge(readers, options.convergenceTimeoutSec * 1000);
   const unsettled = convergedAt === undefined ? checker.unsettled() : [];
   await readers.creates.collect(run.env.simulator);
-  const snapshot = await finalReading(readers);
-  if (snapshot !== undefined) checker.finalCheck(snapshot);
+  if (convergedAt !== undefined) await checkStalledCalls(run);
+  const reading = await finalReading(readers);
+  if (reading !== undefined) checker.finalCheck(reading.snapshot, reading.at);
   else violations.add("final-check", "service", "the final reading of the cluster and the service failed");
   if (convergedAt === undefined) {
     const message = `${unsettled.length} resources unsettled after ${options.convergenceTimeoutSec} s`;
@@ -239,13 +244,46 @@ async function finalReading(readers: Readers) {
     const readAt = Date.now();
     try {
       readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
-      return await readers.service.snapshot();
+      const at = Date.now();
+      return { snapshot: await readers.service.snapshot(), at };
     } catch (error) {
       readers.logger.warn({ error: String(error) }, "final reading failed; trying again");
       await sleep(2000);
     }
   }
   return undefined;
+}
+
+/** How long the settled resources are watched for the calls a Stalled one makes. */
+const stalledWindowMs = 20_000;
+/** Calls a Stalled resource may make per minute of the operator's (the simulated) clock. */
+const stalledCallsPerMinute = 5;
+
+/**
+ * After convergence: each Stalled resource with an external ID makes at most a few calls a minute
+ * (counted from the simulator's request log by the ID in the path).
+ */
+async function checkStalledCalls(run: Run): Promise<void> {
+  const { simulator } = run.env;
+  const from = await simulator.now();
+  await sleep(stalledWindowMs);
+  const minutes = ((await simulator.now()) - from) / 60_000;
+  const paths = (await simulator.requests())
+    .filter((r) => Date.parse(r.at) >= from)
+    .map((r) => r.path.toLowerCase());
+  for (const tracked of run.ledger.created()) {
+    const last = tracked.last;
+    const id = statusId(tracked.plan.kind, last)?.toLowerCase();
+    if (last === undefined || id === undefined || conditionOf(last, "Stalled")?.status !== "True") continue;
+    const calls = paths.filter((path) => path.includes(id)).length;
+    if (calls / minutes > stalledCallsPerMinute) {
+      run.violations.add(
+        "stalled-makes-few-calls",
+        tracked.plan.key,
+        `${calls} calls in ${minutes.toFixed(1)} simulated minutes while Stalled: ${summary(last)}`,
+      );
+    }
+  }
 }
 
 /** No API key in any line the operator wrote, over all its lives. */

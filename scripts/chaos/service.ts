@@ -44,38 +44,57 @@ class Retryable extends Error {
 }
 
 /**
- * Reads the service as its user, with a key of its own, through every fault the chaos injects:
+ * Reads the service as its users, with keys of their own, through every fault the chaos injects:
  * 5xx and dropped connections are asked again, 429s after their Retry-After, and lists are
  * followed to a null `nextCursor` (pages may be short or empty).
  */
 export class ServiceReader {
   readonly #baseUrl: string;
-  readonly #token: string;
+  readonly #tokens: string[];
   /** Requests that had to be repeated, by what went wrong. */
   readonly retries = new Map<string, number>();
 
-  constructor(baseUrl: string, token: string) {
+  constructor(baseUrl: string, tokens: string[]) {
     this.#baseUrl = baseUrl;
-    this.#token = token;
+    this.#tokens = tokens;
   }
 
+  /** Everything every user owns; an app read twice while it moved between projects counts once. */
   async snapshot(): Promise<ServiceSnapshot> {
-    const projects = await this.#items("/projects", project);
+    const all: ServiceSnapshot = { projects: [], apps: [], grids: [], orders: [], servers: [] };
+    for (const token of this.#tokens) {
+      const one = await this.#snapshotOf(token);
+      all.projects.push(...one.projects);
+      all.apps.push(...one.apps.filter((a) => !all.apps.some((known) => known.id === a.id)));
+      all.grids.push(...one.grids);
+      all.orders.push(...one.orders);
+      all.servers.push(...one.servers);
+    }
+    return all;
+  }
+
+  async #snapshotOf(token: string): Promise<ServiceSnapshot> {
+    const projects = await this.#items(token, "/projects", project);
     const apps: ServiceApp[] = [];
     for (const p of projects) {
-      const found = await this.#items(`/projects/${p.id}/apps`, app, { missingIsEmpty: true });
-      apps.push(...found.map((a) => ({ ...a, projectId: p.id })));
+      const found = await this.#items(token, `/projects/${p.id}/apps`, app, { missingIsEmpty: true });
+      apps.push(
+        ...found
+          .filter((a) => !apps.some((known) => known.id === a.id))
+          .map((a) => ({ ...a, projectId: p.id })),
+      );
     }
     return {
       projects,
       apps,
-      grids: await this.#items("/grids", grid),
-      orders: await this.#items("/servers/orders", order),
-      servers: await this.#items("/servers", server),
+      grids: await this.#items(token, "/grids", grid),
+      orders: await this.#items(token, "/servers/orders", order),
+      servers: await this.#items(token, "/servers", server),
     };
   }
 
   async #items<T>(
+    token: string,
     path: string,
     schema: z.ZodType<T>,
     options: { missingIsEmpty?: boolean } = {},
@@ -85,7 +104,7 @@ export class ServiceReader {
     let cursor: string | null = null;
     do {
       const query: string = `limit=200${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
-      const body = await this.#get(`${path}?${query}`, options.missingIsEmpty === true);
+      const body = await this.#get(token, `${path}?${query}`, options.missingIsEmpty === true);
       if (body === undefined) return [];
       const parsed = page.parse(body);
       items.push(...parsed.items);
@@ -95,10 +114,10 @@ export class ServiceReader {
   }
 
   /** A GET, asked again until it answers (undefined for a 404 when `missingIsEmpty`). */
-  async #get(path: string, missingIsEmpty: boolean): Promise<unknown> {
+  async #get(token: string, path: string, missingIsEmpty: boolean): Promise<unknown> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#getOnce(path, missingIsEmpty);
+        return await this.#getOnce(token, path, missingIsEmpty);
       } catch (error) {
         if (!(error instanceof Retryable) || attempt >= 40) throw error;
         this.retries.set(error.message, (this.retries.get(error.message) ?? 0) + 1);
@@ -107,11 +126,11 @@ export class ServiceReader {
     }
   }
 
-  async #getOnce(path: string, missingIsEmpty: boolean): Promise<unknown> {
+  async #getOnce(token: string, path: string, missingIsEmpty: boolean): Promise<unknown> {
     let response: Response;
     try {
       response = await fetch(`${this.#baseUrl}${path}`, {
-        headers: { authorization: `Bearer ${this.#token}` },
+        headers: { authorization: `Bearer ${token}` },
         signal: AbortSignal.timeout(30_000),
       });
     } catch {

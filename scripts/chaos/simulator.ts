@@ -23,7 +23,10 @@ const statsSchema = z.object({
     byOperation: z.record(z.string(), z.record(z.string(), z.number())),
   }),
 });
+const clockSchema = z.object({ now: z.string() });
 const requestRecord = z.object({
+  at: z.string(),
+  path: z.string(),
   requestId: z.string(),
   operation: z.string().nullable(),
   status: z.number(),
@@ -98,13 +101,24 @@ export class SimulatorProcess {
     await this.#send("DELETE", "/faults");
   }
 
+  /** The machine breaks at the service (`failed`) until it is replaced or deprovisioned. */
+  async failServer(address: string): Promise<void> {
+    await this.#send("POST", `/servers/${address}/fail`);
+  }
+
+  /** The simulated clock now, in ms. */
+  async now(): Promise<number> {
+    return Date.parse(clockSchema.parse(await this.#send("GET", "/clock")).now);
+  }
+
   async stats(): Promise<SimStats> {
     return statsSchema.parse(await this.#send("GET", "/stats"));
   }
 
-  /** The last 10 000 requests of one operation. */
-  async requests(operation: string): Promise<RequestRecord[]> {
-    const body = await this.#send("GET", `/requests?operation=${encodeURIComponent(operation)}`);
+  /** The last 10 000 requests, of one operation or all. */
+  async requests(operation?: string): Promise<RequestRecord[]> {
+    const query = operation === undefined ? "" : `?operation=${encodeURIComponent(operation)}`;
+    const body = await this.#send("GET", `/requests${query}`);
     return z.object({ items: z.array(requestRecord) }).parse(body).items;
   }
 
