@@ -60,4 +60,26 @@ describe("per-resource budget cap", () => {
     expect(Date.now() - fixedAt).toBeLessThan(10_000);
     expect(env.requests("createApp").length).toBeGreaterThan(0);
   });
+
+  it("echoes a reconcile-requested-at annotation on a capped resource at once", async () => {
+    await env.setUp();
+    await env.startOperator({ hosting: { limits: { perCredential: 20 } } }, "10m", {
+      resourceBudgetShare: "20%",
+    });
+    await env.create("projects", "a", {});
+    await env.waitFor("projects", "a", hasCondition("Ready"));
+    env.sim.injectFault({ operation: "createApp", status: 503 });
+    await env.create("apps", "looping", { projectRef: { name: "a" }, image: "nginx:1.27" });
+    await env.waitFor("apps", "looping", hasCondition("Reconciling", "True", "BudgetCapped"));
+
+    env.sim.clearFaults();
+    const requestedAt = new Date().toISOString();
+    await env.patch("apps", "looping", {
+      metadata: { annotations: { "berth.dev/reconcile-requested-at": requestedAt } },
+    });
+    const askedAt = Date.now();
+    await env.waitFor("apps", "looping", (app) => app?.status?.lastHandledReconcileAt === requestedAt, 10_000);
+    expect(Date.now() - askedAt).toBeLessThan(10_000);
+    await env.waitFor("apps", "looping", hasCondition("Ready"), 20_000);
+  });
 });

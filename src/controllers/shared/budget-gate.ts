@@ -1,4 +1,5 @@
 import type { Condition } from "../../api/conditions.ts";
+import { annotations } from "../../api/meta.ts";
 import { type KubeObject, Outcome, type ResourceType } from "../../runtime/index.ts";
 import { credentialCandidates } from "./credentials.ts";
 import type { ControllerDeps } from "./deps.ts";
@@ -15,6 +16,7 @@ export const budgetCappedReason = Reason.BudgetCapped;
 interface Tracked {
   metadata: {
     namespace?: string | undefined;
+    annotations?: Record<string, string> | undefined;
     generation?: number | undefined;
     deletionTimestamp?: string | undefined;
   };
@@ -55,7 +57,7 @@ function cappedMessage(verdict: { spent: number; cap: number; retryAfterMs: numb
     `this resource made ${verdict.spent} calls in the key's rate-limit window without progress, its ` +
     `share of the key's budget (${verdict.cap}); berth waits ${Math.ceil(verdict.retryAfterMs / 1000)} s ` +
     `(until ${until.toISOString()}) before calling again so other resources on the key keep working; ` +
-    "a change of the resource or of its credentials Secret is acted on at once"
+    "a change of the resource, a request annotation or a change of its credentials Secret is acted on at once"
   );
 }
 
@@ -105,8 +107,22 @@ function stateOf(deps: ControllerDeps, resource: Tracked): Omit<ResourceState, "
   return {
     generation: resource.metadata.generation ?? 0,
     deleting: resource.metadata.deletionTimestamp !== undefined,
-    credentials: credentialsVersion(deps, resource),
+    inputs: `${credentialsVersion(deps, resource)};${requestsOf(resource)}`,
   };
+}
+
+/** Annotations that ask for something: a new value is acted on at once, capped or not. */
+const requestAnnotations = [
+  annotations.reconcileRequestedAt,
+  annotations.fluxReconcileRequestedAt,
+  annotations.restartRequestedAt,
+  annotations.rebuildRequestedAt,
+  annotations.replaceServer,
+];
+
+function requestsOf(resource: Tracked): string {
+  const present = resource.metadata.annotations ?? {};
+  return shortHash(requestAnnotations.map((name) => present[name] ?? ""));
 }
 
 /** The resourceVersions of the Secrets the resource's credentials may come from: a fix changes it. */
@@ -118,15 +134,22 @@ function credentialsVersion(deps: ControllerDeps, resource: Tracked): string {
     .join(",");
 }
 
-/** The status as knowledge: request IDs, messages and timestamps aside, which change without news. */
+/** The status as knowledge: request IDs, messages and timestamps aside (an intent's too), which change without news. */
 function learnedDigest(status: object): string {
   const {
     lastRequestId: _,
     conditions,
+    intents,
     ...rest
   } = status as {
     lastRequestId?: unknown;
     conditions?: { type: string; status: string; reason?: string }[];
+    intents?: { since?: string }[];
   };
-  return shortHash({ ...rest, conditions: conditions?.map((c) => [c.type, c.status, c.reason]) });
+  return shortHash({
+    ...rest,
+    conditions: conditions?.map((c) => [c.type, c.status, c.reason]),
+    // The same intent recorded again (sent again under its key) is no news.
+    intents: intents?.map(({ since: _since, ...intent }) => intent),
+  });
 }

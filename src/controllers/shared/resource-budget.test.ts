@@ -3,10 +3,10 @@ import { ResourceBudget } from "./resource-budget.ts";
 
 const key = { limit: 100, windowMs: 60_000 };
 const app = "apps/team/web";
-const state = (learned = "s1", generation = 1, deleting = false, credentials = "rv1") => ({
+const state = (learned = "s1", generation = 1, deleting = false, inputs = "rv1") => ({
   generation,
   deleting,
-  credentials,
+  inputs,
   learned,
 });
 
@@ -58,7 +58,7 @@ describe("ResourceBudget", () => {
     const { budget: b } = budget();
     b.learn(app, state());
     spend(b, 25);
-    expect(b.check(app, { generation: 2, deleting: false, credentials: "rv1" }).capped).toBe(false);
+    expect(b.check(app, { generation: 2, deleting: false, inputs: "rv1" }).capped).toBe(false);
   });
 
   it("a fix of the credentials Secret is acted on at once, before the reconcile learns it", () => {

@@ -8,8 +8,11 @@ export interface KeyBudget {
 export interface ResourceState {
   generation: number;
   deleting: boolean;
-  /** Versions of the credentials Secrets it may use: a fix of them is progress to act on. */
-  credentials: string;
+  /**
+   * What it acts on besides its spec: the versions of the credentials Secrets it may use and its
+   * request annotations (reconcile, restart, rebuild, replace). A change is progress to act on.
+   */
+  inputs: string;
   /** A digest of what the reconcile learned (the status it writes, request IDs and timestamps aside). */
   learned: string;
 }
@@ -33,7 +36,7 @@ interface Entry {
   budget: KeyBudget;
   generation: number | undefined;
   deleting: boolean;
-  credentials: string;
+  inputs: string;
   /** Digests of the states learned lately: a state seen again is no news. */
   learned: string[];
   warned: boolean;
@@ -45,7 +48,7 @@ const rememberedStates = 8;
 /**
  * What each resource spent of its key's budget in the key's window (a minute at the real service),
  * so no single resource takes more than `share` of it without making progress: a new generation, a
- * deletion, or a state not seen lately. Progress forgives what was spent.
+ * deletion, new inputs (credentials, a request annotation), or a state not seen lately. Progress forgives what was spent.
  */
 export class ResourceBudget {
   readonly #share: number;
@@ -77,7 +80,7 @@ export class ResourceBudget {
     if (
       entry.generation !== state.generation ||
       entry.deleting !== state.deleting ||
-      entry.credentials !== state.credentials
+      entry.inputs !== state.inputs
     )
       return { capped: false };
     const now = this.#now();
@@ -98,11 +101,11 @@ export class ResourceBudget {
     const progress =
       entry.generation !== state.generation ||
       entry.deleting !== state.deleting ||
-      entry.credentials !== state.credentials ||
+      entry.inputs !== state.inputs ||
       !entry.learned.includes(state.learned);
     entry.generation = state.generation;
     entry.deleting = state.deleting;
-    entry.credentials = state.credentials;
+    entry.inputs = state.inputs;
     if (!progress) return false;
     entry.learned.push(state.learned);
     if (entry.learned.length > rememberedStates) entry.learned.shift();
@@ -124,7 +127,7 @@ export class ResourceBudget {
         budget: { limit: Number.POSITIVE_INFINITY, windowMs: 60_000 },
         generation: undefined,
         deleting: false,
-        credentials: "",
+        inputs: "",
         learned: [],
         warned: false,
       };
