@@ -78,7 +78,12 @@ describe("per-resource budget cap", () => {
       metadata: { annotations: { "berth.dev/reconcile-requested-at": requestedAt } },
     });
     const askedAt = Date.now();
-    await env.waitFor("apps", "looping", (app) => app?.status?.lastHandledReconcileAt === requestedAt, 10_000);
+    await env.waitFor(
+      "apps",
+      "looping",
+      (app) => app?.status?.lastHandledReconcileAt === requestedAt,
+      10_000,
+    );
     expect(Date.now() - askedAt).toBeLessThan(10_000);
     await env.waitFor("apps", "looping", hasCondition("Ready"), 20_000);
   });
