@@ -5,9 +5,12 @@
 //
 // It starts a local control plane, the simulator (its harsh default profile, clock sped up) and
 // the operator as its own process; creates, updates and deletes Projects, Apps, Grids and
-// ServerOrders in three namespaces over time while SIGKILLing the operator, injecting 5xx,
-// act-then-drop creates, 429 storms and latency spikes, deleting and rotating credentials and
-// restarting the control plane; checks the invariants throughout and at the end; prints figures.
+// ServerOrders in three namespaces over time, with day-2 changes (Apps moved and retargeted,
+// ServerOrders grown, shrunk, hibernated and woken, approval withdrawn and given again, servers
+// replaced or failing, grids switched, deletions right after each), while SIGKILLing the operator,
+// injecting 5xx, act-then-drop creates, 429 storms and latency spikes, deleting and rotating
+// credentials (once to another user's key mid-order) and restarting the control plane; checks the
+// invariants throughout and at the end; prints figures.
 // Exit code 1 when an invariant is violated or the resources do not converge.
 
 import { createLogger } from "../src/telemetry/logger.ts";
