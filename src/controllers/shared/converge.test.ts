@@ -379,12 +379,28 @@ describe("converge: intents", () => {
     const done = await converge(kind, begin);
     expect(patches).toHaveLength(1);
     expect(done.intents).toEqual([]);
-    expect(done.resource.status?.intents).toEqual([]);
+    expect(done.resource.status).not.toHaveProperty("intents");
     expect(done.resource.status?.spentId).toBe("s-1");
     expect(done.knowledge.spent).toEqual([1]);
     expect(done.knowledge.requestId).toBe("req-spend-1");
     expect(done.failure).toBeUndefined();
     expect(done.plan.actions).toEqual([]);
+  });
+
+  it("plans on status as stored and as observe read it: no intents, no field (a status of a release before intents)", async () => {
+    const { kind } = toyKind({});
+    const seen: (Record<string, unknown> | undefined)[] = [];
+    const watched: typeof kind = {
+      ...kind,
+      plan(resource, knowledge, at) {
+        seen.push(resource.status);
+        return kind.plan(resource, knowledge, at);
+      },
+    };
+    await converge(watched, intentStart({ spec: { spend: undefined } }).start);
+    await converge(watched, intentStart({}).start);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    for (const status of seen) expect(status).not.toHaveProperty("intents");
   });
 
   it("ends the intent Refused after the service's definite refusal: the next attempt gets a new key", async () => {

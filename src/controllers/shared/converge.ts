@@ -66,9 +66,16 @@ function isObjectFact<F>(fact: F | ObjectFact): fact is ObjectFact {
   return objectFacts.has((fact as { type?: unknown }).type as string);
 }
 
-/** The resource as the plan should see it: with the intents as they stand now, written or not. */
+/**
+ * The resource as the plan should see it: with the intents as they stand now, written or not. None
+ * leaves no field, as in the status the final write leaves and observe read: an earlier version's
+ * status (before intents) must look the same to the plan as to observe.
+ */
 function withIntents<R extends Resource>(resource: R, intents: Intent[]): R {
-  return { ...resource, status: { ...resource.status, intents } };
+  if (intents.length > 0) return { ...resource, status: { ...resource.status, intents } };
+  if (resource.status?.intents === undefined) return resource;
+  const { intents: _, ...status } = resource.status;
+  return { ...resource, status };
 }
 
 /**
