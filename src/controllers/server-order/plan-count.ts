@@ -93,15 +93,8 @@ export function planCount(input: OrderPlanInput, first: Order, fields: StepField
  * key follows the order's, so a refused order is estimated afresh.
  */
 function growthRequest(input: OrderPlanInput, first: Order, target: number, count: number) {
-  const { serverOrder, observed } = input;
-  const gridIds = observed.grids.ok ? observed.grids.gridIds : [];
-  const request: ProvisionInput = { ...desiredInput(serverOrder.spec, gridIds), count };
-  const step = {
-    after: first.id,
-    orders: serverOrder.status?.growthOrders?.length ?? 0,
-    removed: serverOrder.status?.removedCount ?? 0,
-    target,
-  };
+  const { serverOrder } = input;
+  const { request, step } = growthStep(input, first, target, count);
   const intent = intentCall(serverOrder, growServers, { request, step });
   const uid = serverOrder.metadata.uid ?? serverOrder.metadata.name;
   const estimateKey = idempotencyKey(uid, "estimateServers", {
@@ -188,7 +181,8 @@ function planGrowth(input: OrderPlanInput, first: Order, held: number, fields: S
   );
 }
 
-function legacyGrowthRequest(input: OrderPlanInput, first: Order, target: number, count: number) {
+/** The servers a growth step orders, and the step (which order it follows, at what count). */
+function growthStep(input: OrderPlanInput, first: Order, target: number, count: number) {
   const { serverOrder, observed } = input;
   const gridIds = observed.grids.ok ? observed.grids.gridIds : [];
   const request: ProvisionInput = { ...desiredInput(serverOrder.spec, gridIds), count };
@@ -241,7 +235,7 @@ function planGrowthAttempt(input: OrderPlanInput, first: Order, fields: StepFiel
     );
   }
   if (!observed.grids.ok) return blocked(input, observed.grids.problem, [], fields);
-  const { request, step } = legacyGrowthRequest(input, first, marker.target, marker.count);
+  const { request, step } = growthStep(input, first, marker.target, marker.count);
   const uid = serverOrder.metadata.uid ?? serverOrder.metadata.name;
   // The key an earlier version sent it under, so the service replays it if it acted.
   const key = idempotencyKey(uid, "orderServers", { ...request, growth: step });

@@ -8,7 +8,7 @@ import { shortHash } from "./hash.ts";
 import { Reason } from "./reasons.ts";
 import type { ResourceState } from "./resource-budget.ts";
 import { secretKey, secretType } from "./secrets.ts";
-import { withProblem, writeStatus } from "./status.ts";
+import { writeProblem } from "./status.ts";
 
 /** Event and condition reason of a resource whose reconciles are put off by its budget share. */
 export const budgetCappedReason = Reason.BudgetCapped;
@@ -69,23 +69,10 @@ async function writeCappedCondition(
   resource: Tracked,
   message: string,
 ): Promise<void> {
-  const generation = resource.metadata.generation ?? 0;
   const previous = resource.status ?? {};
-  const next = withProblem(
-    previous,
-    waitingFor(Reason.BudgetCapped, message),
-    generation,
-    new Date(deps.now()),
-  );
-  await writeStatus({
-    deps,
-    type,
-    object,
-    createdAt: undefined,
-    previous,
-    next,
-    readySeen: true,
-    problemRecorded: true,
+  await writeProblem({ deps, type, object }, previous, previous, waitingFor(Reason.BudgetCapped, message), {
+    generation: resource.metadata.generation ?? 0,
+    recorded: true,
   });
 }
 

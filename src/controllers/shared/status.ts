@@ -11,7 +11,7 @@ import type { ControllerDeps } from "./deps.ts";
 import type { Problem } from "./failure.ts";
 import { Reason } from "./reasons.ts";
 
-type WithConditions = { conditions?: Condition[] | undefined };
+type WithConditions = { conditions?: Condition[] | undefined; observedGeneration?: number | undefined };
 
 /** The status with the problem's conditions in place of what the plan said. */
 export function withProblem<S extends WithConditions>(
@@ -24,6 +24,28 @@ export function withProblem<S extends WithConditions>(
     ? stalled(problem.reason, problem.message, generation)
     : reconciling(problem.reason, problem.message, generation);
   return { ...status, conditions: applyConditionChange(status.conditions, change, now) };
+}
+
+/**
+ * Writes `base` with the problem's conditions, nothing else learned (outside a reconcile: an
+ * invalid spec, a capped budget). `recorded`: its Warning event was already recorded.
+ */
+export async function writeProblem(
+  target: { deps: ControllerDeps; type: ResourceType; object: KubeObject },
+  previous: WithConditions,
+  base: WithConditions,
+  problem: Problem,
+  { generation, recorded }: { generation: number; recorded: boolean },
+): Promise<void> {
+  const next = withProblem(base, problem, generation, new Date(target.deps.now()));
+  await writeStatus({
+    ...target,
+    createdAt: undefined,
+    previous,
+    next,
+    readySeen: true,
+    problemRecorded: recorded,
+  });
 }
 
 export interface StatusWrite {
@@ -106,21 +128,15 @@ export async function invalidSpec(
   };
   const generation = typeof object.metadata.generation === "number" ? object.metadata.generation : 0;
   const previous = (object.status ?? {}) as WithConditions;
-  const next = withProblem(
+  await writeProblem(
+    { deps, type, object },
+    previous,
     { ...previous, observedGeneration: generation },
     problem,
-    generation,
-    new Date(deps.now()),
+    {
+      generation,
+      recorded: false,
+    },
   );
-  await writeStatus({
-    deps,
-    type,
-    object,
-    createdAt: undefined,
-    previous,
-    next,
-    readySeen: true,
-    problemRecorded: false,
-  });
   return Outcome.requeueAfter(deps.settings.stalledRetryMs);
 }
