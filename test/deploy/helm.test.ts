@@ -1,52 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
 import { kubeconfigPath } from "../support/kube.ts";
-import { goTool } from "../support/tools.ts";
+import { chart, Helm, outcome } from "./chart.ts";
 import {
   applyForReal,
-  deployPath,
   dryRunApply,
   findObject,
   kubectl,
   type Manifest,
+  type Output,
   render,
-  run,
 } from "./helpers.ts";
 
 /** The chart with real Helm: lint, template (default and non-default values), install. */
-// Installed into .berth/tools on first use (see goTool).
-const helm = await goTool("helm");
-const chart = deployPath("helm", "berth");
-let helmHome = "";
-
-function helmEnv(): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    HELM_CACHE_HOME: path.join(helmHome, "cache"),
-    HELM_CONFIG_HOME: path.join(helmHome, "config"),
-    HELM_DATA_HOME: path.join(helmHome, "data"),
-  };
-}
-
-async function template(values: string[], namespace = "berth-system", release = "berth") {
-  const { stdout } = await run(
-    helm,
-    ["template", release, chart, "-n", namespace, "--include-crds", ...values],
-    {
-      env: helmEnv(),
-    },
-  );
-  return {
-    yaml: stdout,
-    objects: parseAllDocuments(stdout)
-      .map((d) => d.toJS() as Manifest)
-      .filter(Boolean),
-  };
-}
+let helm: Helm;
+const template = (values: string[], namespace?: string, release?: string) =>
+  helm.template(values, namespace, release);
 
 const nonDefault = [
   "--set=replicas=3",
@@ -64,6 +35,16 @@ const nonDefault = [
   "--set=metrics.prometheusRule.enabled=true",
   "--set=metrics.dashboard.enabled=true",
   "--set=podSecurityContext.runAsUser=1001",
+  "--set=imagePullSecrets[0].name=registry-credentials",
+  "--set=podAnnotations.example\\.com/team=platform",
+  "--set=serviceAccount.annotations.example\\.com/role=berth",
+  "--set=nodeSelector.kubernetes\\.io/os=linux",
+  '--set-json=tolerations=[{"key":"dedicated","operator":"Equal","value":"operators","effect":"NoSchedule"}]',
+  '--set-json=affinity={"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/arch","operator":"In","values":["amd64","arm64"]}]}]}}}',
+  "--set=extraArgs={--log-level=debug,--concurrency=16}",
+  '--set-json=extraEnv=[{"name":"BERTH_DRIFT_INTERVAL","value":"5m"}]',
+  "--set=metrics.serviceMonitor.labels.release=kube-prometheus-stack",
+  "--set=metrics.prometheusRule.labels.release=kube-prometheus-stack",
 ];
 
 interface PodSpec {
@@ -79,7 +60,7 @@ function podSpec(deployment: Manifest): PodSpec {
 const rulesOf = (objects: Manifest[], kind: string, name: string) => findObject(objects, kind, name).rules;
 
 beforeAll(async () => {
-  helmHome = await mkdtemp(path.join(tmpdir(), "berth-helm-"));
+  helm = await Helm.start();
   const { objects } = await render("base");
   await applyForReal(JSON.stringify(findObject(objects, "Namespace")));
   await applyForReal(
@@ -97,13 +78,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (helmHome) await rm(helmHome, { recursive: true, force: true });
+  await helm?.close();
 });
 
 describe("the Helm chart deploy/helm/berth", () => {
-  it("passes helm lint, with default and non-default values", async () => {
+  it("passes helm lint --strict, with default and non-default values", async () => {
     for (const values of [[], nonDefault]) {
-      const { stdout } = await run(helm, ["lint", chart, ...values], { env: helmEnv() });
+      const { stdout } = await helm.run(["lint", "--strict", chart, ...values]);
       expect(stdout).toContain("1 chart(s) linted, 0 chart(s) failed");
     }
   });
@@ -180,31 +161,37 @@ describe("the Helm chart deploy/helm/berth", () => {
     );
   });
 
-  it("installs with helm install: the release deploys and the apiserver holds the operator Deployment", async () => {
+  it("installs with helm install: refuses an unknown value, then deploys, and Prometheus's token may read /metrics only", async () => {
     const release = `helm-${randomBytes(3).toString("hex")}`;
     const namespace = release;
     const kubeconfig = `--kubeconfig=${kubeconfigPath()}`;
+    const install = (values: string[]) =>
+      helm.run([
+        "install",
+        release,
+        chart,
+        kubeconfig,
+        "-n",
+        namespace,
+        "--create-namespace",
+        "--set=credentials.create=true",
+        "--set=credentials.apiKey=not-a-real-key",
+        // The CRDs are cluster-wide and this cluster's tests install them without Helm's labels,
+        // which Helm refuses to adopt: the release deploys without them, as on a cluster whose
+        // CRDs are applied by a separate step.
+        "--set=crds.install=false",
+        "--set=metrics.serviceMonitor.enabled=true",
+        ...values,
+      ]);
     try {
-      const { stdout } = await run(
-        helm,
-        [
-          "install",
-          release,
-          chart,
-          kubeconfig,
-          "-n",
-          namespace,
-          "--create-namespace",
-          "--set=credentials.create=true",
-          "--set=credentials.apiKey=not-a-real-key",
-          // The CRDs are cluster-wide and this cluster's tests install them without Helm's labels,
-          // which Helm refuses to adopt: the release deploys without them, as on a cluster whose
-          // CRDs are applied by a separate step.
-          "--set=crds.install=false",
-        ],
-        { env: helmEnv() },
-      );
+      const refused = await outcome(install(["--set=podAnnotation.team=platform"]));
+      expect(refused.ok).toBe(false);
+      expect(refused.text).toContain("additional properties 'podAnnotation' not allowed");
+      expect((await helm.run(["list", kubeconfig, "-n", namespace, "-q"])).stdout.trim()).toBe("");
+
+      const { stdout } = await install([]);
       expect(stdout).toContain("STATUS: deployed");
+      expect(stdout).toContain(`kubectl -n ${namespace} rollout status deployment/${release}-berth-operator`);
       const { stdout: json } = await kubectl([
         "get",
         "deployment",
@@ -217,10 +204,34 @@ describe("the Helm chart deploy/helm/berth", () => {
       const deployment = JSON.parse(json) as Manifest;
       expect(podSpec(deployment).containers[0]?.args).toContain("--metrics-secure=true");
       expect(deployment.metadata.labels?.["app.kubernetes.io/instance"]).toBe(release);
+
+      const monitor = JSON.parse(
+        (await kubectl(["get", "servicemonitor", `${release}-berth-operator`, "-n", namespace, "-o", "json"]))
+          .stdout,
+      ) as Manifest & { spec: { endpoints: { authorization: { credentials: { name: string } } }[] } };
+      const tokenSecret = monitor.spec.endpoints[0]?.authorization.credentials.name ?? "";
+      const secret = JSON.parse(
+        (await kubectl(["get", "secret", tokenSecret, "-n", namespace, "-o", "json"])).stdout,
+      ) as Manifest & { type: string; metadata: { annotations: Record<string, string> } };
+      expect(secret.type).toBe("kubernetes.io/service-account-token");
+      const scraper = `system:serviceaccount:${namespace}:${secret.metadata.annotations["kubernetes.io/service-account.name"]}`;
+      expect(scraper).toBe(`system:serviceaccount:${namespace}:${release}-berth-metrics-scraper`);
+      expect(await canI(["get", "/metrics"], scraper)).toBe("yes");
+      expect(await canI(["list", "secrets", "-n", namespace], scraper)).toBe("no");
+      expect(await canI(["list", "pods", "--all-namespaces"], scraper)).toBe("no");
     } finally {
-      await run(helm, ["uninstall", release, kubeconfig, "-n", namespace], { env: helmEnv() }).catch(
-        () => undefined,
-      );
+      await helm.run(["uninstall", release, kubeconfig, "-n", namespace]).catch(() => undefined);
     }
   });
 });
+
+/** `kubectl auth can-i`'s answer, "yes" or "no" (it exits 1 on "no"). */
+async function canI(question: string[], user: string): Promise<string> {
+  try {
+    return (await kubectl(["auth", "can-i", ...question, `--as=${user}`])).stdout.trim();
+  } catch (error) {
+    const { stdout = "" } = error as Partial<Output>;
+    if (stdout.trim() === "no") return "no";
+    throw error;
+  }
+}

@@ -19,7 +19,7 @@ export interface Output {
   stderr: string;
 }
 
-/** Runs a program; a non-zero exit rejects with its stderr in the message. */
+/** Runs a program; a non-zero exit rejects with its stderr in the message (and its output on the error). */
 export async function run(
   command: string,
   args: string[],
@@ -37,7 +37,10 @@ export async function run(
     return await child;
   } catch (error) {
     const failure = error as Error & Partial<Output>;
-    throw new Error(`${command} ${args.join(" ")} failed: ${failure.message}\n${failure.stderr ?? ""}`);
+    throw Object.assign(
+      new Error(`${command} ${args.join(" ")} failed: ${failure.message}\n${failure.stderr ?? ""}`),
+      { stdout: failure.stdout ?? "", stderr: failure.stderr ?? "" },
+    );
   }
 }
 

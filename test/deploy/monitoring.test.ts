@@ -111,7 +111,8 @@ async function condition(plural: string, name: string, type: string): Promise<bo
 
 /**
  * Runs `berth operator` (the CLI, secure metrics on) against the control plane and a simulator,
- * with a Ready App and a Stalled one, and scrapes it with a token bound to berth-metrics-reader.
+ * with a Ready App and a Stalled one, and scrapes it as the ServiceMonitor does: with the token of
+ * the monitoring overlay's berth-metrics-scraper (moved to this test's namespace).
  */
 async function scrapeRealOperator(): Promise<string> {
   const core = admin.makeApiClient(CoreV1Api);
@@ -121,14 +122,15 @@ async function scrapeRealOperator(): Promise<string> {
     (document) => document.toJS() as Manifest,
   );
   await applyForReal(JSON.stringify(findObject(rbac, "ClusterRole", "berth-metrics-reader")));
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: "prometheus" } } });
+  const monitoring = (await render("overlays/monitoring")).objects;
+  const scraper = findObject(monitoring, "ServiceAccount", "berth-metrics-scraper");
+  await applyForReal(JSON.stringify({ ...scraper, metadata: { ...scraper.metadata, namespace } }));
+  const binding = findObject(monitoring, "ClusterRoleBinding", "berth-metrics-scraper");
   await applyForReal(
     JSON.stringify({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: { name: `berth-metrics-reader-${namespace}` },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "berth-metrics-reader" },
-      subjects: [{ kind: "ServiceAccount", name: "prometheus", namespace }],
+      ...binding,
+      metadata: { ...binding.metadata, name: `berth-metrics-scraper-${namespace}` },
+      subjects: (binding.subjects as object[]).map((subject) => ({ ...subject, namespace })),
     }),
   );
   simulator = await startSimulator({ controlApi: true, clockSpeed: 20 });
@@ -185,7 +187,7 @@ async function scrapeRealOperator(): Promise<string> {
   await waitFor("App web Ready and App stalled Stalled", async () => {
     return (await condition("apps", "web", "Ready")) && (await condition("apps", "stalled", "Stalled"));
   });
-  const token = await serviceAccountToken(namespace, "prometheus");
+  const token = await serviceAccountToken(namespace, "berth-metrics-scraper");
   let answer = await scrape(url, token);
   // The RBAC authorizer reads bindings from a cache: the new one may take a moment.
   await waitFor("the metrics reader's binding to take effect", async () => {

@@ -11,6 +11,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{- end }}
 
+{{/* The chart's labels and extra ones a user gives (the chart's win a clash). */}}
+{{- define "berth.labelsWith" -}}
+{{- toYaml (merge (include "berth.labels" .root | fromYaml) (deepCopy .extra)) }}
+{{- end }}
+
 {{- define "berth.selectorLabels" -}}
 app.kubernetes.io/name: berth
 app.kubernetes.io/component: operator
@@ -37,4 +42,14 @@ app.kubernetes.io/component: operator
 {{- $names = append $names (include "berth.leaseName" (include "berth.shardSelector" (dict "root" $ "shard" .))) -}}
 {{- end }}
 {{- toJson $names }}
+{{- end }}
+
+{{/* The pods' affinity as given, with the chart's podAntiAffinity (replicas prefer different nodes) unless it gives its own. */}}
+{{- define "berth.affinity" -}}
+{{- $affinity := deepCopy .Values.affinity }}
+{{- if not (hasKey $affinity "podAntiAffinity") }}
+{{- $term := dict "topologyKey" "kubernetes.io/hostname" "labelSelector" (dict "matchLabels" (include "berth.selectorLabels" . | fromYaml)) }}
+{{- $_ := set $affinity "podAntiAffinity" (dict "preferredDuringSchedulingIgnoredDuringExecution" (list (dict "weight" 100 "podAffinityTerm" $term))) }}
+{{- end }}
+{{- toYaml $affinity }}
 {{- end }}
