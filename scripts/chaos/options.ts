@@ -30,7 +30,7 @@ const modes = {
   },
   full: {
     chaosSec: 960,
-    sizes: { projects: 16, apps: 32, grids: 10, orders: 14 },
+    sizes: { projects: 16, apps: 32, grids: 10, orders: 9 },
     killGapSec: [3, 12] as [number, number],
     checkIntervalMs: 5000,
     convergenceTimeoutSec: 600,

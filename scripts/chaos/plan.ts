@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { instanceTypes, regions, zones } from "../../src/simulator/catalog.ts";
+import { OWN_COMPUTE_CSP } from "../../src/simulator/guesses.ts";
 import type { Kind } from "./cluster.ts";
 import type { Random } from "./random.ts";
 
@@ -198,7 +199,6 @@ function planApp(
     image: "nginx:1.27",
     ports: [{ port: 80, protocol: "http80_load_balancer" }],
     instances: { min: 1, max: random.int(1, 3) },
-    env: [{ name: "MODE", value: "one" }],
     stopped: random.chance(0.1),
     deletionPolicy: policy,
     ...credentialFields(ns),
@@ -225,21 +225,16 @@ function appUpdate(random: Random, n: number, at: number): PlannedUpdate {
         patch: {
           ports: [
             { port: 80, protocol: "http80_load_balancer" },
-            { port: 8080 + n, protocol: "http" },
+            { port: 8080 + n, protocol: "http80_load_balancer" },
           ],
         },
       };
     case 2:
       return {
         at,
-        what: "App env",
+        what: "App instances",
         type: "patch",
-        patch: {
-          env: [
-            { name: "MODE", value: `v${n + 2}` },
-            { name: "N", value: String(n) },
-          ],
-        },
+        patch: { instances: { min: 1, max: random.int(1, 4) } },
       };
     default:
       return { at, what: "App stopped", type: "patch", patch: { stopped: random.chance(0.5) } };
@@ -418,12 +413,12 @@ interface Signature extends Placement {
   count: number;
 }
 
-/** Every catalog combination of provider, zone and size: one per ServerOrder. */
+/** Every combination of zone and size of the service's own compute (the csp the spec shows): one per ServerOrder. */
 function orderSignatures(): Placement[] {
   const out: Placement[] = [];
   for (const region of regions) {
     for (const zone of zones.filter((candidate) => candidate.regionId === region.id)) {
-      for (const type of instanceTypes.filter((t) => region.csps.includes(t.csp) && t.gpu === 0)) {
+      for (const type of instanceTypes.filter((t) => t.csp === OWN_COMPUTE_CSP && t.gpu === 0)) {
         out.push({ csp: type.csp, region: region.id, zone: zone.id, instanceType: type.id });
       }
     }

@@ -53,18 +53,8 @@ export class SimulatorProcess {
   static async start(clockSpeed: number): Promise<SimulatorProcess> {
     const child = spawn(
       process.execPath,
-      // berth sends field names the spec doesn't show (env, volumes, hardware, source): sampleValues accepts them.
-      [
-        "src/main.ts",
-        "simulator",
-        "--port",
-        "0",
-        "--control-api",
-        "--profile",
-        "sampleValues",
-        "--clock-speed",
-        String(clockSpeed),
-      ],
+      // Spec-strict, as users get it: the load sends only values the spec shows.
+      ["src/main.ts", "simulator", "--port", "0", "--control-api", "--clock-speed", String(clockSpeed)],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     const output = await waitForOutput(child, /listening at (\S+)/, 30_000);

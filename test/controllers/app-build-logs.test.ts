@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { condition, hasCondition, until, useOperatorEnvironment } from "./support.ts";
+import { condition, hasCondition, until, useOperatorEnvironment, withSamples } from "./support.ts";
 
 const source = { provider: "github", repository: "example/web", branch: "main" };
 const secret = "s3cr3t-db-password-9f2c";
 
 describe("App build logs", () => {
-  const env = useOperatorEnvironment();
+  const env = useOperatorEnvironment(withSamples);
 
   async function failedBuild(scopes?: string[]) {
     await env.setUp(scopes === undefined ? {} : { scopes });

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startRecordingProxy } from "./recording-proxy.ts";
-import { hasCondition, sleep, until, useOperatorEnvironment } from "./support.ts";
+import { hasCondition, sleep, until, useOperatorEnvironment, withSamples } from "./support.ts";
 
 describe("App updates", () => {
-  const env = useOperatorEnvironment();
+  const env = useOperatorEnvironment(withSamples);
   let proxy: Awaited<ReturnType<typeof startRecordingProxy>> | undefined;
 
   afterEach(async () => {
@@ -114,7 +114,7 @@ describe("App updates", () => {
 });
 
 describe("App inputs that pass the CRD schema never wedge it", () => {
-  const env = useOperatorEnvironment();
+  const env = useOperatorEnvironment(withSamples);
 
   it("a displayName with a trailing newline (YAML block scalar) sends no PATCH loop", async () => {
     await env.setUp();
@@ -162,7 +162,7 @@ describe("App inputs that pass the CRD schema never wedge it", () => {
 });
 
 describe("App drift and suspend", () => {
-  const env = useOperatorEnvironment();
+  const env = useOperatorEnvironment(withSamples);
 
   it("reverts a change made outside berth at the next drift check, with a DriftReverted event", async () => {
     const account = await env.setUp();

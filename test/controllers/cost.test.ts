@@ -5,7 +5,7 @@ import { parseMoney } from "../../src/simulator/store/money.ts";
 import { berthObjects, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig, kubeconfigPath } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { hasCondition, until, useOperatorEnvironment } from "./support.ts";
+import { hasCondition, until, useOperatorEnvironment, withSamples } from "./support.ts";
 
 const run = promisify(execFile);
 
@@ -23,7 +23,7 @@ const hourlyOf = (object: { status?: Record<string, unknown> } | undefined): str
   (object?.status?.cost as { hourly?: { amount?: string } } | undefined)?.hourly?.amount;
 
 describe("What it costs", () => {
-  const env = useOperatorEnvironment();
+  const env = useOperatorEnvironment(withSamples);
   const objects = berthObjects(kubeConfig(), () => env.namespace);
 
   it("two Apps and a two-server ServerOrder show the service's hourly cost, which matches its accrual over ten minutes", async () => {
