@@ -1,6 +1,30 @@
 import type { AppObserved, Claims, ExternalApp } from "./observed.ts";
 import { unknownExternal } from "./observed.ts";
-import type { Reads } from "./reads.ts";
+
+/** Which reads of the service a reconcile makes. */
+export interface Reads {
+  /** Look the app up by name in the project: a create may have happened without berth hearing of it. */
+  lookup: boolean;
+  app: boolean;
+  status: boolean;
+  build: boolean;
+  /** Only a periodic drift check is due: the reads go after user-driven work. */
+  background: boolean;
+  /**
+   * Nothing is known in memory, but status says the App is settled (a restart): schedule its first
+   * read at a random point within the drift interval rather than reading every App at once.
+   */
+  spreadFirstRead: boolean;
+}
+
+export const noReads: Reads = {
+  lookup: false,
+  app: false,
+  status: false,
+  build: false,
+  background: false,
+  spreadFirstRead: false,
+};
 
 /** What the App controller remembers about one App between reconciles. */
 export interface AppMemory {

@@ -3,10 +3,11 @@ import type { ServerOrderStatus } from "../../api/server-order.ts";
 import { HostingApiError, type HostingClient, type Order } from "../../hosting/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import type { ObjectFact } from "../shared/kind.ts";
+import type { OrderFact, ReplaceAction } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
 import { nextReadMs } from "./observe.ts";
-import type { OrderFact, OrderStep } from "./perform.ts";
-import { OrderReason, type ReplaceAction } from "./plan-common.ts";
+import type { OrderStep } from "./perform-step.ts";
+import { OrderReason } from "./plan-common.ts";
 import { leaving } from "./plan-count.ts";
 import { replacedCondition } from "./plan-replace.ts";
 

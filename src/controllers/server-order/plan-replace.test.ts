@@ -5,9 +5,10 @@ import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import type { Me, Order, Server } from "../../hosting/index.ts";
 import type { Failure } from "../shared/failure.ts";
 import { pendingRecord } from "../shared/intents.ts";
+import type { OrderAction } from "./actions.ts";
 import type { OrderObserved } from "./observed.ts";
 import { planServerOrder } from "./plan.ts";
-import type { OrderAction, OrderPlan } from "./plan-common.ts";
+import type { OrderPlan } from "./plan-common.ts";
 import { parseReplaceRequest } from "./plan-replace.ts";
 
 const now = new Date("2030-01-01T01:00:00Z");

@@ -9,6 +9,7 @@ import { pendingRequest, requestValue } from "../shared/annotations.ts";
 import { type IntentCall, intentCall } from "../shared/intents.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
+import type { ReplaceAction } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
 import {
   blocked,
@@ -17,7 +18,6 @@ import {
   type OrderPlanInput,
   OrderReason,
   orderScopes,
-  type ReplaceAction,
   result,
   type StepFields,
 } from "./plan-common.ts";
