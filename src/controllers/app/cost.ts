@@ -1,5 +1,5 @@
 import { costField, statedHourly } from "../shared/cost.ts";
-import type { ExternalApp } from "./observed.ts";
+import type { ExternalApp } from "./memory.ts";
 import type { AppPlan } from "./plan.ts";
 
 /**

@@ -5,10 +5,10 @@ import type { ControllerDeps } from "../shared/deps.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { createIntent } from "../shared/intents.ts";
 import type { ObjectFact } from "../shared/kind.ts";
-import type { AppAction } from "./actions.ts";
+import type { AppAction, AppFact } from "./actions.ts";
 import { createBody } from "./desired.ts";
 import type { AppKnowledge } from "./memory.ts";
-import { type AppFact, performApp } from "./perform.ts";
+import { performApp } from "./perform.ts";
 import {
   anApp,
   appId,

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type App, appSchema } from "../../api/app.ts";
 import { finalizer } from "../../api/meta.ts";
-import type { AppObserved } from "./observed.ts";
+import type { AppObserved } from "./memory.ts";
 import { planApp } from "./plan.ts";
 import { desiredOf, me, now, observed, polls, projectId, serviceApp, serviceStatus } from "./testing.ts";
 

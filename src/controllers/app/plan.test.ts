@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { App } from "../../api/app.ts";
 import { getCondition } from "../../api/conditions.ts";
-import type { AppObserved } from "./observed.ts";
+import type { AppObserved } from "./memory.ts";
 import { type AppPlan, planApp } from "./plan.ts";
 import {
   anApp,

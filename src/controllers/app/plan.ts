@@ -15,7 +15,7 @@ import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import { type AppAction, scopesFor } from "./actions.ts";
 import { createBody, type DesiredApp } from "./desired.ts";
 import { diffApp } from "./diff.ts";
-import type { AppObserved } from "./observed.ts";
+import type { AppObserved } from "./memory.ts";
 import { formatSecretDigests, parseSecretDigests } from "./secret-digest.ts";
 import { describeState, domainConditions, externalFields } from "./state.ts";
 

@@ -11,20 +11,13 @@ import {
   quoteRequest,
   suspended,
 } from "../shared/condition-changes.ts";
-import { createIntent, type IntentCall } from "../shared/intents.ts";
+import { createIntent } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
-import type { GridObserved } from "./observed.ts";
-
-export type GridAction =
-  | { type: "addFinalizer" }
-  | { type: "removeFinalizer" }
-  | { type: "create"; body: CreateGridInput; idempotencyKey: string; intent: IntentCall }
-  /** Take the grid found after an uncertain create as this Grid's (no call). */
-  | { type: "adopt"; grid: ServiceGrid }
-  | { type: "delete"; gridId: string };
+import type { GridAction } from "./actions.ts";
+import type { GridObserved } from "./memory.ts";
 
 export interface GridPlan {
   actions: GridAction[];

@@ -4,10 +4,9 @@ import { describeFailure } from "../shared/failure.ts";
 import { createIntent } from "../shared/intents.ts";
 import type { Failed } from "../shared/kind.ts";
 import { Reason } from "../shared/reasons.ts";
+import type { ProjectAction, ProjectFact } from "./actions.ts";
 import { learnProject } from "./learn.ts";
-import { newProjectMemory, type ProjectKnowledge, rememberProject } from "./observed.ts";
-import type { ProjectFact } from "./perform.ts";
-import type { ProjectAction } from "./plan.ts";
+import { newProjectMemory, type ProjectKnowledge, rememberProject } from "./memory.ts";
 import { projectKnowledge } from "./testing.ts";
 
 const owner: Share = { userId: "usr_owner", role: "owner", accountOwner: true };

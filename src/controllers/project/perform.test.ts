@@ -6,9 +6,9 @@ import { converge } from "../shared/converge.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { createIntent } from "../shared/intents.ts";
 import type { ObjectFact } from "../shared/kind.ts";
-import type { ProjectKnowledge } from "./observed.ts";
-import { type ProjectFact, performProject } from "./perform.ts";
-import type { ProjectAction } from "./plan.ts";
+import type { ProjectAction, ProjectFact } from "./actions.ts";
+import type { ProjectKnowledge } from "./memory.ts";
+import { performProject } from "./perform.ts";
 import { projectKind } from "./reconciler.ts";
 import { me as ownerKey, projectKnowledge, aProject as projectWith } from "./testing.ts";
 

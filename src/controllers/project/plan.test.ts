@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getCondition } from "../../api/conditions.ts";
 import type { Project } from "../../api/project.ts";
-import type { ProjectObserved } from "./observed.ts";
+import type { ProjectObserved } from "./memory.ts";
 import { type ProjectPlan, planProject } from "./plan.ts";
 import { aProject, me } from "./testing.ts";
 

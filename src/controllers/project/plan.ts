@@ -6,21 +6,14 @@ import { idempotencyKey } from "../../hosting/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import { noChange, problemChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
 import type { Problem } from "../shared/failure.ts";
-import { createIntent, type IntentCall } from "../shared/intents.ts";
+import { createIntent } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import { pinnedProjects, scopeProblem } from "../shared/scopes.ts";
-import { describeMemberActions, diffMembers, type MemberAction, membersStatus } from "./members.ts";
-import type { ProjectObserved } from "./observed.ts";
-
-export type ProjectAction =
-  | { type: "addFinalizer" }
-  | { type: "removeFinalizer" }
-  | { type: "create"; name: string; idempotencyKey: string; intent: IntentCall }
-  | { type: "rename"; name: string }
-  | { type: "delete" }
-  | MemberAction;
+import type { MemberAction, ProjectAction } from "./actions.ts";
+import { describeMemberActions, diffMembers, membersStatus } from "./members.ts";
+import type { ProjectObserved } from "./memory.ts";
 
 export interface ProjectPlan {
   actions: ProjectAction[];

@@ -11,7 +11,7 @@ import { describeFailure } from "../shared/failure.ts";
 import type { Failed } from "../shared/kind.ts";
 import type { OrderAction, OrderFact } from "./actions.ts";
 import { learnOrder } from "./learn.ts";
-import { newOrderMemory, type OrderKnowledge, type PowerAttempt } from "./observed.ts";
+import { newOrderMemory, type OrderKnowledge, type PowerAttempt } from "./memory.ts";
 
 const spec = { csp: "native", region: "eu-central", zone: "eu-central-1a", instanceType: "native.small" };
 const input = { ...spec, count: 2 };

@@ -5,11 +5,11 @@ import { quoteRequest } from "../shared/condition-changes.ts";
 import type { ObjectFact } from "../shared/kind.ts";
 import type { OrderFact, ReplaceAction } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
+import { leaving } from "./growth.ts";
 import { nextReadMs } from "./observe.ts";
 import type { OrderStep } from "./perform-step.ts";
 import { OrderReason } from "./plan-common.ts";
-import { leaving } from "./plan-count.ts";
-import { replacedCondition } from "./plan-replace.ts";
+import { replacedCondition } from "./replacement.ts";
 
 type Replace = Extract<ReplaceAction, { type: "replace" }>;
 type Facts = AsyncGenerator<OrderFact | ObjectFact>;

@@ -1,7 +1,7 @@
 import type { ServerOrder } from "../../api/server-order.ts";
 import type { HostingClient } from "../../hosting/index.ts";
 import type { PerformContext } from "../shared/kind.ts";
-import type { OrderKnowledge } from "./observed.ts";
+import type { OrderKnowledge } from "./memory.ts";
 import type { OrderPolls } from "./plan-common.ts";
 
 export type OrderPerformContext = PerformContext<ServerOrder, OrderKnowledge>;

@@ -15,7 +15,7 @@ import type { ControllerDeps } from "../shared/deps.ts";
 import type { IntentCall } from "../shared/intents.ts";
 import type { ObjectFact } from "../shared/kind.ts";
 import type { OrderAction, OrderFact } from "./actions.ts";
-import { newOrderMemory, type OrderKnowledge } from "./observed.ts";
+import { newOrderMemory, type OrderKnowledge } from "./memory.ts";
 import { performServerOrder } from "./perform.ts";
 
 const polls = { orderMs: 4000, deprovisionMs: 2000, powerMs: 2000 };

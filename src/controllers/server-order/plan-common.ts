@@ -13,7 +13,7 @@ import { type Blocker, problemChange } from "../shared/condition-changes.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
 import type { OrderAction } from "./actions.ts";
-import type { OrderObserved } from "./observed.ts";
+import type { OrderObserved } from "./memory.ts";
 
 export interface OrderPlan {
   actions: OrderAction[];

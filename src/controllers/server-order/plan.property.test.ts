@@ -5,7 +5,7 @@ import { type ServerOrder, serverOrderKind, serverOrderSchema } from "../../api/
 import type { Me, Order, Server } from "../../hosting/index.ts";
 import { specArbitrary } from "../shared/spec-arbitrary.ts";
 import type { Catalog } from "./catalog.ts";
-import type { OrderObserved } from "./observed.ts";
+import type { OrderObserved } from "./memory.ts";
 import { planServerOrder } from "./plan.ts";
 
 // Property tests (issue "Never wedge"): for any ServerOrder spec the CRD schema accepts and any

@@ -7,7 +7,7 @@ import type { Failure } from "../shared/failure.ts";
 import { type IntentCall, pendingRecord } from "../shared/intents.ts";
 import type { OrderAction } from "./actions.ts";
 import type { Catalog } from "./catalog.ts";
-import type { OrderObserved } from "./observed.ts";
+import type { OrderObserved } from "./memory.ts";
 import { planServerOrder } from "./plan.ts";
 import type { OrderPlan } from "./plan-common.ts";
 

@@ -7,6 +7,8 @@ import { isSettled } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import { catalogProblems } from "./catalog.ts";
 import { compareDecimal, desiredInput, orderChanges, phaseOf, reasonOfCode } from "./desired.ts";
+import { heldCount, liveServers, planCount } from "./growth.ts";
+import { planDeletion } from "./plan-cleanup.ts";
 import {
   blocked,
   generationOf,
@@ -20,10 +22,8 @@ import {
   result,
   withFinalizer,
 } from "./plan-common.ts";
-import { heldCount, liveServers, planCount } from "./plan-count.ts";
-import { planDeletion } from "./plan-deletion.ts";
-import { planPower } from "./plan-power.ts";
-import { planReplace } from "./plan-replace.ts";
+import { planPower } from "./power.ts";
+import { planReplace } from "./replacement.ts";
 
 type KnownEstimate = Estimate["estimate"];
 

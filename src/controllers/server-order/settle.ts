@@ -3,11 +3,11 @@ import type { ServerOrder } from "../../api/server-order.ts";
 import type { Order } from "../../hosting/index.ts";
 import { inputOf, type Recorded, type Settlement } from "../shared/intents.ts";
 import type { OrderFact } from "./actions.ts";
-import type { OrderKnowledge } from "./observed.ts";
+import { growServers, leaving } from "./growth.ts";
+import type { OrderKnowledge } from "./memory.ts";
 import { recordedOrder } from "./perform.ts";
 import { recordedRemoval } from "./perform-count.ts";
-import { growServers, leaving } from "./plan-count.ts";
-import { replaceServer } from "./plan-replace.ts";
+import { replaceServer } from "./replacement.ts";
 
 type Facts = (OrderFact | Recorded)[];
 

@@ -11,6 +11,7 @@ import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import type { ReplaceAction } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
+import { liveServers } from "./growth.ts";
 import {
   blocked,
   generationOf,
@@ -21,7 +22,6 @@ import {
   result,
   type StepFields,
 } from "./plan-common.ts";
-import { liveServers } from "./plan-count.ts";
 
 /** The condition that tells how the last replacement (or refused request) went. */
 export const replacedCondition = "Replaced";

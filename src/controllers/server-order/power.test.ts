@@ -5,7 +5,7 @@ import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import { idempotencyKey, type Me, type Order, type Server } from "../../hosting/index.ts";
 import { pendingRecord } from "../shared/intents.ts";
 import type { OrderAction } from "./actions.ts";
-import type { OrderObserved, PowerAttempt } from "./observed.ts";
+import type { OrderObserved, PowerAttempt } from "./memory.ts";
 import { planServerOrder } from "./plan.ts";
 import type { OrderPlan } from "./plan-common.ts";
 
