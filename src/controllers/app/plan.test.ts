@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { App } from "../../api/app.ts";
 import { getCondition } from "../../api/conditions.ts";
 import type { AppObserved } from "./memory.ts";
-import { type AppPlan, planApp } from "./plan.ts";
+import { planApp } from "./plan.ts";
+import type { AppPlan } from "./plan-common.ts";
 import {
   anApp,
   appliedDigest,
