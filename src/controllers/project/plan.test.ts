@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { getCondition } from "../../api/conditions.ts";
 import type { Project } from "../../api/project.ts";
 import type { ProjectObserved } from "./memory.ts";
-import { type ProjectPlan, planProject } from "./plan.ts";
+import { planProject } from "./plan.ts";
+import type { ProjectPlan } from "./plan-common.ts";
 import { aProject, me } from "./testing.ts";
 
 const id = "a".repeat(24);

@@ -13,7 +13,8 @@ import { newProjectMemory, type ProjectKnowledge, type ProjectMemory, rememberPr
 import { observeProject } from "./observe.ts";
 import { projectOutputs } from "./outputs.ts";
 import { doingForProject, performProject } from "./perform.ts";
-import { type ProjectPlan, planProject } from "./plan.ts";
+import { planProject } from "./plan.ts";
+import type { ProjectPlan } from "./plan-common.ts";
 import { settleProjectIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Project. */
