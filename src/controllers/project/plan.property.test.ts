@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { finalizer } from "../../api/meta.ts";
 import { projectKind, projectSchema } from "../../api/project.ts";
 import type { Me } from "../../hosting/index.ts";
-import { specArbitrary } from "../shared/spec-arbitrary.ts";
+import { specArbitrary } from "../shared/spec-arbitrary.test-support.ts";
 import type { ProjectObserved } from "./memory.ts";
 import { planProject } from "./plan.ts";
 
