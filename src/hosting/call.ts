@@ -1,23 +1,15 @@
 import type { z } from "zod";
-import type { Logger } from "../telemetry/logger.ts";
 import { type BackoffPolicy, retryDelayMs } from "./backoff.ts";
 import { mayRepeat, networkFailureOf } from "./classify.ts";
 import { type Clock, sleep } from "./clock.ts";
 import { HostingError } from "./errors.ts";
 import { type ResponseFacts, readHeaders } from "./headers.ts";
 import type { Permit, Priority, RateLimiter } from "./limiter.ts";
-import type { HostingObserver } from "./observer.ts";
-import { buildRequest, type QueryValue } from "./request.ts";
+import type { HostingLogger, HostingObserver } from "./observer.ts";
+import { buildRequest, type CallInput } from "./request.ts";
 import { abortedError, apiError, networkError, parseResponse } from "./responses.ts";
 import type { CallKind, Route } from "./routes.ts";
 import type { HttpRequest, HttpResponse, Transport } from "./transport.ts";
-
-export interface CallInput {
-  params?: Record<string, string>;
-  query?: Record<string, QueryValue>;
-  body?: unknown;
-  idempotencyKey?: string;
-}
 
 export interface CallOptions {
   /** `user` for work a person asked for, `background` for periodic drift checks (default `user`). */
@@ -59,7 +51,7 @@ export interface CallerDeps {
   /** The user's limiter once `/me` told who the user is. */
   userLimiter: () => RateLimiter | undefined;
   observer: HostingObserver;
-  logger: Logger | undefined;
+  logger: HostingLogger | undefined;
   clock: Clock;
   backoff: BackoffPolicy;
   random: () => number;

@@ -1,9 +1,7 @@
 import { createHash } from "node:crypto";
-import type { Logger } from "../telemetry/logger.ts";
 import { type BackoffPolicy, defaultBackoff } from "./backoff.ts";
 import {
   type Caller,
-  type CallInput,
   type CallOptions,
   createCaller,
   type ResponseMetadata,
@@ -19,7 +17,8 @@ import {
   type LimiterTuning,
 } from "./limiter-registry.ts";
 import type * as m from "./models.ts";
-import type { HostingObserver } from "./observer.ts";
+import type { HostingLogger, HostingObserver } from "./observer.ts";
+import type { CallInput } from "./request.ts";
 import { type CallKind, type Route, routes } from "./routes.ts";
 import { shareOperations } from "./sharing.ts";
 import { createHttpTransport, type Transport, type TransportOptions } from "./transport.ts";
@@ -29,7 +28,7 @@ export interface HostingClientOptions {
   baseUrl: string;
   apiKey: string;
   observer?: HostingObserver;
-  logger?: Logger;
+  logger?: HostingLogger;
   clock?: Clock;
   /** Source of jitter; injectable for tests. */
   random?: () => number;

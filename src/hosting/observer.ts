@@ -40,3 +40,10 @@ export interface HostingObserver {
   onReplay?(event: CallLabels): void;
   onBudget?(event: BudgetEvent): void;
 }
+
+/** The log lines the client writes; a pino logger is one. Declared here so hosting/ imports no telemetry. */
+export interface HostingLogger {
+  warn(fields: object, message: string): void;
+  debug(fields: object, message: string): void;
+  child(bindings: Record<string, string>): HostingLogger;
+}

@@ -1,12 +1,26 @@
-import type { CallerDeps, CallInput } from "./call.ts";
-import { fillPath, type Route } from "./routes.ts";
+import { type CallKind, fillPath, type Route } from "./routes.ts";
 import type { HttpRequest } from "./transport.ts";
 
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
 
+/** What a caller passes for one call of a route. */
+export interface CallInput {
+  params?: Record<string, string>;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  idempotencyKey?: string;
+}
+
+/** The caller's settings a request is built from. */
+export interface RequestSettings {
+  apiKey: string;
+  userAgent: string;
+  timeoutsMs: Record<CallKind, number>;
+}
+
 /** The HTTP request of a call: bearer auth, JSON body for POST/PATCH, URL-encoded path values. */
 export function buildRequest(
-  deps: CallerDeps,
+  deps: RequestSettings,
   route: Route,
   input: CallInput,
   signal: AbortSignal | undefined,

@@ -1,5 +1,6 @@
-import type { CallInput, CallOptions, ResponseMetadata, WithMetadata } from "./call.ts";
+import type { CallOptions, ResponseMetadata, WithMetadata } from "./call.ts";
 import type { ListQuery, Page, Share } from "./models.ts";
+import type { CallInput } from "./request.ts";
 import { type Route, routes } from "./routes.ts";
 
 /** A resource that can be shared, with the path values that address it. */

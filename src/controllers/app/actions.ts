@@ -1,4 +1,4 @@
-import type { AppPatch, CreateAppInput } from "../../hosting/index.ts";
+import type { AppPatch, CreateAppInput, App as ServiceApp } from "../../hosting/index.ts";
 import type { IntentCall } from "../shared/intents.ts";
 import type { AppField } from "./diff.ts";
 
@@ -42,3 +42,37 @@ export function scopesFor(action: AppAction): string[] {
       return [];
   }
 }
+
+export type PowerAction = "start" | "stop" | "restart";
+
+/** What an App's action taught about the app at the service (times are epoch ms). */
+export type AppFact =
+  | { type: "claimed"; request: "restart" | "rebuild"; value: string }
+  /** The app as created: the request as sent, with the answer's id, start and build. */
+  | {
+      type: "created";
+      app: ServiceApp;
+      generation: number;
+      appliedSecrets: string | undefined;
+      at: number;
+      buildDueAt: number | undefined;
+    }
+  | {
+      type: "updated";
+      app: ServiceApp;
+      patch: string;
+      at: number;
+      appliedSecrets?: string | undefined;
+      redeploy?: "provisioning" | "building";
+    }
+  /** Sent before the call: a start asked at `at`, or a stop over by `settlesAt`, even if the answer is lost. */
+  | { type: "powerRequested"; action: PowerAction; at: number; settlesAt?: number }
+  | { type: "powerAccepted"; action: PowerAction }
+  | { type: "rebuildAccepted" }
+  /** The app read after a build trigger: its buildId is the new build. */
+  | { type: "buildStarted"; app: ServiceApp }
+  | { type: "deleted" }
+  /** A delete refused while the app still stops: the next look is when the stop should be over. */
+  | { type: "stillStopping"; settlesAt: number }
+  /** Moved (`app` in its new project), or not in the old project any more (`app` unknown): read it at `at`. */
+  | { type: "moved"; app: ServiceApp | undefined; at: number };

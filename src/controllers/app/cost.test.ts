@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AppStatus } from "../../hosting/index.ts";
 import { withAppCost } from "./cost.ts";
-import { type ExternalApp, emptyStatus, unknownExternal } from "./observed.ts";
-import type { AppPlan } from "./plan.ts";
+import { type ExternalApp, emptyStatus, unknownExternal } from "./memory.ts";
+import type { AppPlan } from "./plan-common.ts";
 
 const plan = (status: AppPlan["status"]): AppPlan => ({
   actions: [],

@@ -1,6 +1,6 @@
 import { costField, statedHourly } from "../shared/cost.ts";
-import type { ExternalApp } from "./observed.ts";
-import type { AppPlan } from "./plan.ts";
+import type { ExternalApp } from "./memory.ts";
+import type { AppPlan } from "./plan-common.ts";
 
 /**
  * status.cost.hourly from what the service last said the app is charged now (its status read). Not

@@ -4,7 +4,7 @@ import type {
   App as ServiceApp,
   AppStatus as ServiceStatus,
 } from "../../hosting/index.ts";
-import { emptyStatus } from "./observed.ts";
+import { emptyStatus } from "./memory.ts";
 
 /** The app the service holds after a create: the request as sent, the answer's id, start and build. */
 export function appAsCreated(created: CreatedApp, projectId: string, body: CreateAppInput): ServiceApp {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { anApp, desiredOf, serviceApp } from "./builders.test-support.ts";
 import { diffApp } from "./diff.ts";
-import { anApp, desiredOf, serviceApp } from "./testing.ts";
 
 describe("diffApp", () => {
   it("is empty when the service matches the spec", () => {

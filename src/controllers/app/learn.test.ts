@@ -2,11 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { Failure } from "../shared/failure.ts";
 import { createIntent } from "../shared/intents.ts";
 import type { Failed } from "../shared/kind.ts";
-import type { AppAction } from "./actions.ts";
+import type { AppAction, AppFact } from "./actions.ts";
+import { anApp, desiredOf, knowledgeOf, serviceApp, serviceStatus } from "./builders.test-support.ts";
 import { learnApp } from "./learn.ts";
 import type { AppKnowledge } from "./memory.ts";
-import type { AppFact } from "./perform.ts";
-import { anApp, desiredOf, knowledgeOf, serviceApp, serviceStatus } from "./testing.ts";
 
 const restartIntent = {
   operation: "restartApp",

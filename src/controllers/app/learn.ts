@@ -1,10 +1,9 @@
 import type { Failed } from "../shared/kind.ts";
 import { refusalsAfter } from "../shared/memory.ts";
-import type { AppAction } from "./actions.ts";
+import type { AppAction, AppFact } from "./actions.ts";
 import { statusAfterCreate } from "./created.ts";
 import type { AppKnowledge } from "./memory.ts";
-import { emptyStatus } from "./observed.ts";
-import type { AppFact } from "./perform.ts";
+import { emptyStatus } from "./memory.ts";
 
 /** The knowledge after a fact. Pure. */
 export function learnApp(knowledge: AppKnowledge, fact: AppFact | Failed<AppAction>): AppKnowledge {

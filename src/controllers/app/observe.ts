@@ -18,8 +18,8 @@ import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
 import { readSecretValue } from "../shared/secrets.ts";
 import { afterFailedRead, buildLogDue, failedStepTail } from "./build-log.ts";
 import { appName, desiredApp } from "./desired.ts";
-import type { AppKnowledge, AppMemory } from "./memory.ts";
-import { type Reads, readsDue } from "./reads.ts";
+import type { AppKnowledge, AppMemory, Reads } from "./memory.ts";
+import { readsDue } from "./reads.ts";
 import { secretDigest } from "./secret-digest.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AppStatus } from "../../api/app.ts";
+import { anApp, appId, projectId } from "./builders.test-support.ts";
 import { appOutputs } from "./outputs.ts";
-import { anApp, appId, projectId } from "./testing.ts";
 
 const cases: [string, AppStatus, Record<string, string>][] = [
   ["nothing known yet: no keys (no empty placeholders)", {}, {}],

@@ -5,10 +5,7 @@ import type { ControllerDeps } from "../shared/deps.ts";
 import type { Connection } from "../shared/hosting-access.ts";
 import { createIntent } from "../shared/intents.ts";
 import type { ObjectFact } from "../shared/kind.ts";
-import type { AppAction } from "./actions.ts";
-import { createBody } from "./desired.ts";
-import type { AppKnowledge } from "./memory.ts";
-import { type AppFact, performApp } from "./perform.ts";
+import type { AppAction, AppFact } from "./actions.ts";
 import {
   anApp,
   appId,
@@ -18,7 +15,10 @@ import {
   projectId,
   serviceApp,
   serviceStatus,
-} from "./testing.ts";
+} from "./builders.test-support.ts";
+import { createBody } from "./desired.ts";
+import type { AppKnowledge } from "./memory.ts";
+import { performApp } from "./perform.ts";
 
 const metadata = { status: 202, requestId: "req_ok", replayed: false, attempts: 1 };
 const app = anApp({}, { status: { appId, projectId } });

@@ -1,55 +1,16 @@
 import type { App } from "../../api/app.ts";
 import { finalizer } from "../../api/meta.ts";
-import {
-  HostingError,
-  isHostingError,
-  type ResponseMetadata,
-  type App as ServiceApp,
-} from "../../hosting/index.ts";
+import { HostingError, isHostingError, type ResponseMetadata } from "../../hosting/index.ts";
 import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import type { PollIntervals } from "../shared/deps.ts";
 import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
-import type { AppAction } from "./actions.ts";
+import type { AppAction, AppFact } from "./actions.ts";
 import { buildLogNote } from "./build-log.ts";
 import { appAsCreated } from "./created.ts";
 import { appType } from "./kind.ts";
 import type { AppKnowledge } from "./memory.ts";
 import { formatSecretDigests } from "./secret-digest.ts";
-
-type PowerAction = "start" | "stop" | "restart";
-
-/** What an App's action taught about the app at the service (times are epoch ms). */
-export type AppFact =
-  | { type: "claimed"; request: "restart" | "rebuild"; value: string }
-  /** The app as created: the request as sent, with the answer's id, start and build. */
-  | {
-      type: "created";
-      app: ServiceApp;
-      generation: number;
-      appliedSecrets: string | undefined;
-      at: number;
-      buildDueAt: number | undefined;
-    }
-  | {
-      type: "updated";
-      app: ServiceApp;
-      patch: string;
-      at: number;
-      appliedSecrets?: string | undefined;
-      redeploy?: "provisioning" | "building";
-    }
-  /** Sent before the call: a start asked at `at`, or a stop over by `settlesAt`, even if the answer is lost. */
-  | { type: "powerRequested"; action: PowerAction; at: number; settlesAt?: number }
-  | { type: "powerAccepted"; action: PowerAction }
-  | { type: "rebuildAccepted" }
-  /** The app read after a build trigger: its buildId is the new build. */
-  | { type: "buildStarted"; app: ServiceApp }
-  | { type: "deleted" }
-  /** A delete refused while the app still stops: the next look is when the stop should be over. */
-  | { type: "stillStopping"; settlesAt: number }
-  /** Moved (`app` in its new project), or not in the old project any more (`app` unknown): read it at `at`. */
-  | { type: "moved"; app: ServiceApp | undefined; at: number };
 
 export const doingForApp: Record<AppAction["type"], string> = {
   addFinalizer: "adding the finalizer",

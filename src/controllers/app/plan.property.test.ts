@@ -2,9 +2,18 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type App, appSchema } from "../../api/app.ts";
 import { finalizer } from "../../api/meta.ts";
-import type { AppObserved } from "./observed.ts";
+import {
+  desiredOf,
+  me,
+  now,
+  observed,
+  polls,
+  projectId,
+  serviceApp,
+  serviceStatus,
+} from "./builders.test-support.ts";
+import type { AppObserved } from "./memory.ts";
 import { planApp } from "./plan.ts";
-import { desiredOf, me, now, observed, polls, projectId, serviceApp, serviceStatus } from "./testing.ts";
 
 // Property tests (issue "Never wedge"): for any App the CRD schema accepts and any state the service
 // may report, plan never throws, plans a bounded list of actions, and never plans a create for an

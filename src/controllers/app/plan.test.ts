@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { App } from "../../api/app.ts";
 import { getCondition } from "../../api/conditions.ts";
-import type { AppObserved } from "./observed.ts";
-import { type AppPlan, planApp } from "./plan.ts";
 import {
   anApp,
   appliedDigest,
@@ -15,7 +13,10 @@ import {
   projectId,
   serviceApp,
   serviceStatus,
-} from "./testing.ts";
+} from "./builders.test-support.ts";
+import type { AppObserved } from "./memory.ts";
+import { planApp } from "./plan.ts";
+import type { AppPlan } from "./plan-common.ts";
 
 function plan(app: App, seen: AppObserved): AppPlan {
   return planApp({ app, observed: seen, now, polls });

@@ -1,40 +1,29 @@
-import type { App, AppStatus } from "../../api/app.ts";
-import { applyConditionChange, type ConditionChange, reconciling } from "../../api/conditions.ts";
-import { annotations, finalizer } from "../../api/meta.ts";
+import type { AppStatus } from "../../api/app.ts";
+import { reconciling } from "../../api/conditions.ts";
+import { annotations } from "../../api/meta.ts";
 import { idempotencyKey, type App as ServiceApp } from "../../hosting/index.ts";
-import { pendingRequest, reconcileRequest, requestValue } from "../shared/annotations.ts";
-import { noChange, problemChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
-import type { PollIntervals } from "../shared/deps.ts";
-import type { Problem } from "../shared/failure.ts";
+import { pendingRequest, requestValue } from "../shared/annotations.ts";
+import { noChange, suspended } from "../shared/condition-changes.ts";
 import { shortHash } from "../shared/hash.ts";
 import { createIntent, intentCall } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
-import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
-import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
-import { type AppAction, scopesFor } from "./actions.ts";
+import type { AppAction } from "./actions.ts";
 import { createBody, type DesiredApp } from "./desired.ts";
 import { diffApp } from "./diff.ts";
-import type { AppObserved } from "./observed.ts";
+import { planDeletion } from "./plan-cleanup.ts";
+import {
+  type AppPlan,
+  type AppPlanInput,
+  blocked,
+  generationOf,
+  quoter,
+  refusal,
+  result,
+  withFinalizer,
+} from "./plan-common.ts";
 import { formatSecretDigests, parseSecretDigests } from "./secret-digest.ts";
-import { describeState, domainConditions, externalFields } from "./state.ts";
-
-export interface AppPlanInput {
-  app: App;
-  observed: AppObserved;
-  now: Date;
-  polls: PollIntervals;
-}
-
-export interface AppPlan {
-  actions: AppAction[];
-  /** The whole status to write (the patcher sends only what differs). */
-  status: AppStatus;
-  /** A person must act: retry slowly, not with backoff. */
-  stalled: boolean;
-  statusPollMs: number | undefined;
-  buildPollMs: number | undefined;
-}
+import { describeState } from "./state.ts";
 
 /**
  * The App's next step, from the spec, what `observe` found and the time: which calls to make, the
@@ -43,7 +32,7 @@ export interface AppPlan {
 export function planApp(input: AppPlanInput): AppPlan {
   const { app, observed } = input;
   if (app.metadata.deletionTimestamp !== undefined) return planDeletion(input);
-  if (app.spec.suspend) return outcome(input, [], suspended(generationOf(app)));
+  if (app.spec.suspend) return result(input, [], suspended(generationOf(app)));
   if (observed.problem !== undefined) return blocked(input, observed.problem);
   const { desired, me, projectId } = observed;
   if (desired === undefined || me === undefined || projectId === undefined) {
@@ -52,7 +41,7 @@ export function planApp(input: AppPlanInput): AppPlan {
   const service = observed.external.app;
   if (service === undefined) {
     // Known to exist but not read yet (a restart spreads its first reads): nothing to decide yet.
-    if (app.status?.appId !== undefined && !observed.external.gone) return outcome(input, [], noChange());
+    if (app.status?.appId !== undefined && !observed.external.gone) return result(input, [], noChange());
     return planCreate(input, desired, projectId);
   }
   if (service.projectId !== projectId) return planMove(input, service, projectId);
@@ -74,7 +63,7 @@ function planMove(input: AppPlanInput, service: ServiceApp, target: string): App
   if (refused !== undefined) return refused;
   const owner = observed.external.moveOwner;
   if (owner?.appId !== service.id) {
-    return outcome(
+    return result(
       input,
       [],
       reconciling(
@@ -93,7 +82,7 @@ function planMove(input: AppPlanInput, service: ServiceApp, target: string): App
         "is not its owner: use a key of the app's owner, or set spec.projectRef/projectId back",
     });
   }
-  return outcome(
+  return result(
     input,
     withFinalizer(app, [move]),
     reconciling(
@@ -129,7 +118,7 @@ function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string)
   const refused = refusal(input, projectId, actions, "create the app");
   if (refused !== undefined) return refused;
   const what = replaces === undefined ? "creating" : `recreating (app ${replaces} is gone at the service)`;
-  return outcome(
+  return result(
     input,
     actions,
     reconciling(Reason.Progressing, `${what} app ${desired.name} in project ${projectId}`, generationOf(app)),
@@ -178,7 +167,7 @@ function planConverge(input: AppPlanInput, desired: DesiredApp, service: Service
   const refused = refusal(input, service.projectId, all, "change the app");
   if (refused !== undefined) return refused;
   const view = describeState(app, observed.external, input.polls, quoter(observed));
-  const plan = outcome(input, all, view.change, fields);
+  const plan = result(input, all, view.change, fields);
   return { ...plan, statusPollMs: view.statusPollMs, buildPollMs: view.buildPollMs };
 }
 
@@ -236,138 +225,6 @@ function oneOff(
     );
   }
   return echoed;
-}
-
-function planDeletion(input: AppPlanInput): AppPlan {
-  const { app, observed } = input;
-  const generation = generationOf(app);
-  if (!(app.metadata.finalizers ?? []).includes(finalizer)) return outcome(input, [], noChange());
-  const appId = app.status?.appId ?? observed.external.app?.id;
-  const release = () =>
-    outcome(
-      input,
-      [{ type: "removeFinalizer" }],
-      reconciling(Reason.Deleting, "releasing the app", generation),
-    );
-  if (app.spec.deletionPolicy === "Orphan") return release();
-  if (observed.problem !== undefined) return blocked(input, observed.problem);
-  if (observed.external.gone) return release();
-  // With no ID a create may still have happened: released only once a lookup found nothing.
-  if (appId === undefined) {
-    if (observed.lookedUpNothing === true) return release();
-    return outcome(
-      input,
-      [],
-      reconciling(Reason.Deleting, "looking for an app a create may have made", generation),
-    );
-  }
-  const status = observed.external.status;
-  if (status === undefined) {
-    return {
-      ...outcome(input, [], reconciling(Reason.Deleting, "reading the app's status", generation)),
-      statusPollMs: 0,
-    };
-  }
-  const projectId = app.status?.projectId ?? observed.projectId ?? "";
-  if (status.state === "stopped" || stopDone(input, status)) {
-    const actions: AppAction[] = [{ type: "delete" }, { type: "removeFinalizer" }];
-    return (
-      refusal(input, projectId, actions, "delete the app") ??
-      outcome(input, actions, reconciling(Reason.Deleting, "deleting the stopped app", generation))
-    );
-  }
-  const actions: AppAction[] = status.targetState === "stopped" ? [] : [{ type: "stop" }];
-  const refused = refusal(input, projectId, actions, "stop the app before deleting it");
-  if (refused !== undefined) return refused;
-  const plan = outcome(
-    input,
-    actions,
-    reconciling(Reason.Deleting, `stopping the app before deleting it (state ${status.state})`, generation),
-  );
-  // A little after the stop should be over (the wait runs from this reconcile's start, before the call).
-  return { ...plan, statusPollMs: input.polls.stoppingMs + Math.ceil(input.polls.stoppingMs / 8) };
-}
-
-/**
- * The stop this process asked for should be over: the delete itself is the look at the app (the
- * service refuses it with app_not_stopped while it is still stopping), saving a status read.
- */
-function stopDone(input: AppPlanInput, status: { targetState: string }): boolean {
-  const settlesAt = input.observed.external.stopSettlesAt;
-  return status.targetState === "stopped" && settlesAt !== undefined && settlesAt <= input.now.getTime();
-}
-
-/** Stalled with the missing scopes or the project pinning, instead of a call certain to be refused. */
-function refusal(
-  input: AppPlanInput,
-  projectId: string,
-  actions: readonly AppAction[],
-  purpose: string,
-): AppPlan | undefined {
-  const me = input.observed.me;
-  if (me === undefined) return undefined;
-  const calls = actions.filter((a) => scopesFor(a).length > 0);
-  if (calls.length === 0) return undefined;
-  const problem =
-    pinningProblem(me, projectId, purpose) ?? scopeProblem(me, calls.flatMap(scopesFor), purpose);
-  return problem === undefined ? undefined : blocked(input, problem);
-}
-
-function blocked(input: AppPlanInput, problem: Problem): AppPlan {
-  return outcome(input, [], problemChange(problem, generationOf(input.app)));
-}
-
-function outcome(
-  input: AppPlanInput,
-  actions: AppAction[],
-  change: ConditionChange,
-  fields: Partial<AppStatus> = {},
-): AppPlan {
-  const { app, observed, now } = input;
-  const previous = app.status ?? {};
-  const conditions = applyConditionChange(
-    applyConditionChange(previous.conditions, change, now),
-    observed.external.status === undefined ? noChange() : domainConditions(app, observed.external),
-    now,
-  );
-  const reconcileAt = app.spec.suspend ? previous.lastHandledReconcileAt : reconcileRequest(app);
-  const status: AppStatus = {
-    ...previous,
-    ...externalFields(observed.external),
-    ...ownerToRecord(previous.owner, observed.identity, observed.external.app !== undefined),
-    ...fields,
-    ...(observed.projectId === undefined || observed.external.app !== undefined
-      ? {}
-      : { projectId: observed.projectId }),
-    ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
-    lastRequestId: observed.requestId,
-    observedGeneration: generationOf(app),
-    conditions,
-  };
-  const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
-  const all = [...actions, ...newBuildLog(status, previous)];
-  return { actions: all, status, stalled: isStalled, statusPollMs: undefined, buildPollMs: undefined };
-}
-
-/** A failed build's log tail not yet in status is reported once, as a Warning event. */
-function newBuildLog(status: AppStatus, previous: Partial<AppStatus>): AppAction[] {
-  const { id, logTail } = status.build ?? {};
-  if (id === undefined || logTail === undefined || logTail === previous.build?.logTail) return [];
-  return [{ type: "reportBuildLog", buildId: id, tail: logTail }];
-}
-
-function withFinalizer(app: App, actions: AppAction[]): AppAction[] {
-  return (app.metadata.finalizers ?? []).includes(finalizer)
-    ? actions
-    : [{ type: "addFinalizer" }, ...actions];
-}
-
-function quoter(observed: AppObserved): (message: string) => string {
-  return (message) => quoteRequest(observed.requestId, message);
-}
-
-function generationOf(app: App): number {
-  return app.metadata.generation ?? 0;
 }
 
 /** What appliedHash covers: the desired config, with secret values replaced by their digests. */

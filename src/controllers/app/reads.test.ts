@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { anApp, appId, desiredOf, projectId, serviceApp, serviceStatus } from "./builders.test-support.ts";
 import { newAppMemory } from "./memory.ts";
 import { readsDue } from "./reads.ts";
-import { anApp, appId, desiredOf, projectId, serviceApp, serviceStatus } from "./testing.ts";
 
 const now = 1_000_000;
 const readyStatus = {

@@ -2,32 +2,7 @@ import type { App } from "../../api/app.ts";
 import { isTrue } from "../../api/conditions.ts";
 import { annotations, finalizer } from "../../api/meta.ts";
 import { pendingRequest, reconcileRequest, requestValue } from "../shared/annotations.ts";
-import type { AppMemory } from "./memory.ts";
-
-/** Which reads of the service a reconcile makes. */
-export interface Reads {
-  /** Look the app up by name in the project: a create may have happened without berth hearing of it. */
-  lookup: boolean;
-  app: boolean;
-  status: boolean;
-  build: boolean;
-  /** Only a periodic drift check is due: the reads go after user-driven work. */
-  background: boolean;
-  /**
-   * Nothing is known in memory, but status says the App is settled (a restart): schedule its first
-   * read at a random point within the drift interval rather than reading every App at once.
-   */
-  spreadFirstRead: boolean;
-}
-
-export const noReads: Reads = {
-  lookup: false,
-  app: false,
-  status: false,
-  build: false,
-  background: false,
-  spreadFirstRead: false,
-};
+import { type AppMemory, noReads, type Reads } from "./memory.ts";
 
 /** Decides the reads from the App and memory alone: nothing is read that is not due. */
 export function readsDue(app: App, memory: AppMemory, now: number): Reads {

@@ -11,7 +11,8 @@ import { type AppKnowledge, newAppMemory, rememberApp } from "./memory.ts";
 import { observeApp } from "./observe.ts";
 import { appOutputs } from "./outputs.ts";
 import { doingForApp, performApp } from "./perform.ts";
-import { type AppPlan, planApp } from "./plan.ts";
+import { planApp } from "./plan.ts";
+import type { AppPlan } from "./plan-common.ts";
 import { settleAppIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one App. */

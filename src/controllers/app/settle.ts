@@ -1,8 +1,8 @@
 import type { App } from "../../api/app.ts";
 import type { Intent } from "../../api/intents.ts";
 import { inputOf, type Settlement, settleCreate } from "../shared/intents.ts";
+import type { AppFact } from "./actions.ts";
 import type { AppKnowledge } from "./memory.ts";
-import type { AppFact } from "./perform.ts";
 
 /**
  * How an App's Pending intent ended, from what observe looked up on the intent's own input. A

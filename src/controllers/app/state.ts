@@ -11,7 +11,7 @@ import { annotations } from "../../api/meta.ts";
 import type { AppStatus as ServiceStatus } from "../../hosting/index.ts";
 import type { PollIntervals } from "../shared/deps.ts";
 import { Reason } from "../shared/reasons.ts";
-import type { ExternalApp } from "./observed.ts";
+import type { ExternalApp } from "./memory.ts";
 
 /** The conditions the service's state calls for, and when to look again. */
 export interface StateView {

@@ -1,8 +1,7 @@
 import type { Failed } from "../shared/kind.ts";
 import { refusalsAfter } from "../shared/memory.ts";
-import type { GridKnowledge } from "./observed.ts";
-import type { GridFact } from "./perform.ts";
-import type { GridAction } from "./plan.ts";
+import type { GridAction, GridFact } from "./actions.ts";
+import type { GridKnowledge } from "./memory.ts";
 
 /** The knowledge after a fact. Pure. */
 export function learnGrid(knowledge: GridKnowledge, fact: GridFact | Failed<GridAction>): GridKnowledge {

@@ -11,7 +11,7 @@ import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import { serverOrdersUsing } from "./dependents.ts";
 import { gridType } from "./kind.ts";
-import type { GridKnowledge, GridMemory } from "./observed.ts";
+import type { GridKnowledge, GridMemory } from "./memory.ts";
 import { gridName } from "./plan.ts";
 
 /** Reads credentials and identity, and the grid at the service when due, starting from the memory. */

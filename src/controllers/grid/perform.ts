@@ -1,17 +1,12 @@
 import type { Grid } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
-import { isHostingError, type Grid as ServiceGrid } from "../../hosting/index.ts";
+import { isHostingError } from "../../hosting/index.ts";
 import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
+import type { GridAction, GridFact } from "./actions.ts";
 import { gridType } from "./kind.ts";
-import type { GridKnowledge } from "./observed.ts";
-import type { GridAction } from "./plan.ts";
-
-/** What a Grid's action taught about the grid at the service. */
-export type GridFact =
-  /** The grid is this Grid's: found after an uncertain create, or created (read at `generation`). */
-  { type: "known"; grid: ServiceGrid; generation?: number } | { type: "deleted" };
+import type { GridKnowledge } from "./memory.ts";
 
 export const doingForGrid: Record<GridAction["type"], string> = {
   addFinalizer: "adding the finalizer",

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { gridKind, gridSchema } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
-import { specArbitrary } from "../shared/spec-arbitrary.ts";
-import type { GridObserved } from "./observed.ts";
+import { specArbitrary } from "../shared/spec-arbitrary.test-support.ts";
+import type { GridObserved } from "./memory.ts";
 import { planGrid } from "./plan.ts";
 
 // Property tests (issue "Never wedge"): for any Grid spec the CRD schema accepts and any state the

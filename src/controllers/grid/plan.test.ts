@@ -3,8 +3,9 @@ import { getCondition } from "../../api/conditions.ts";
 import { type Grid, gridSchema } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
-import type { GridObserved } from "./observed.ts";
-import { type GridPlan, planGrid } from "./plan.ts";
+import type { GridObserved } from "./memory.ts";
+import { planGrid } from "./plan.ts";
+import type { GridPlan } from "./plan-common.ts";
 
 const gridId = "0b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
 const otherId = "1b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";

@@ -1,56 +1,21 @@
 import { serviceName } from "../../api/common.ts";
-import { applyConditionChange, type ConditionChange, ready, reconciling } from "../../api/conditions.ts";
-import type { Grid, GridStatus } from "../../api/grid.ts";
+import { ready, reconciling } from "../../api/conditions.ts";
+import type { Grid } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
 import { type CreateGridInput, idempotencyKey, type Grid as ServiceGrid } from "../../hosting/index.ts";
-import { reconcileRequest } from "../shared/annotations.ts";
-import {
-  type Blocker,
-  noChange,
-  problemChange,
-  quoteRequest,
-  suspended,
-} from "../shared/condition-changes.ts";
-import { createIntent, type IntentCall } from "../shared/intents.ts";
+import { noChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
+import { createIntent } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
-import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
-import { scopeProblem } from "../shared/scopes.ts";
-import type { GridObserved } from "./observed.ts";
-
-export type GridAction =
-  | { type: "addFinalizer" }
-  | { type: "removeFinalizer" }
-  | { type: "create"; body: CreateGridInput; idempotencyKey: string; intent: IntentCall }
-  /** Take the grid found after an uncertain create as this Grid's (no call). */
-  | { type: "adopt"; grid: ServiceGrid }
-  | { type: "delete"; gridId: string };
-
-export interface GridPlan {
-  actions: GridAction[];
-  status: GridStatus;
-  stalled: boolean;
-}
-
-export interface GridPlanInput {
-  grid: Grid;
-  observed: GridObserved;
-  now: Date;
-}
+import type { GridAction } from "./actions.ts";
+import { planDeletion } from "./plan-cleanup.ts";
+import { blocked, type GridPlan, type GridPlanInput, guarded, result } from "./plan-common.ts";
 
 /** Condition reasons only the Grid controller writes. */
 export const GridReason = {
   /** Several unclaimed grids of this name appeared after an uncertain create: a person picks. */
   DuplicateGrids: "DuplicateGrids",
 } as const;
-
-const scopes: Record<GridAction["type"], string[]> = {
-  addFinalizer: [],
-  removeFinalizer: [],
-  adopt: [],
-  create: ["pools:write"],
-  delete: ["pools:admin"],
-};
 
 /** The grid's name at the service: `spec.displayName`, else `metadata.name`. */
 export function gridName(grid: Grid): string {
@@ -62,48 +27,7 @@ export function planGrid(input: GridPlanInput): GridPlan {
   const { grid, observed } = input;
   const generation = grid.metadata.generation ?? 0;
   const finalizers = grid.metadata.finalizers ?? [];
-  const gridId = grid.status?.gridId ?? observed.grid?.id;
-  if (grid.metadata.deletionTimestamp !== undefined) {
-    if (!finalizers.includes(finalizer)) return result(input, [], noChange());
-    const release = (message: string) =>
-      result(input, [{ type: "removeFinalizer" }], reconciling(Reason.Deleting, message, generation));
-    if (grid.spec.deletionPolicy === "Orphan") {
-      return release(
-        gridId === undefined
-          ? "releasing the grid"
-          : `releasing grid ${gridId}; it stays at the service (deletionPolicy: Orphan)`,
-      );
-    }
-    if (observed.clusterOrders.length > 0) {
-      const names = observed.clusterOrders.slice(0, 5).join(", ");
-      const waiting = `waiting for ${observed.clusterOrders.length} ServerOrder(s) using the grid to be deleted: ${names}`;
-      return result(input, [], reconciling(Reason.DependentsExist, waiting, generation));
-    }
-    if (observed.problem !== undefined) return blocked(input, observed.problem);
-    if (observed.gone) return release("releasing the grid");
-    if (gridId === undefined) {
-      // With no ID a create may still have happened: released only once a lookup found nothing.
-      const [single, ...more] = observed.found ?? [];
-      if (observed.found !== undefined && single === undefined) return release("releasing the grid");
-      if (single === undefined || more.length > 0) {
-        return result(
-          input,
-          [],
-          reconciling(Reason.Deleting, "looking for a grid a create may have made", generation),
-        );
-      }
-      const actions: GridAction[] = [{ type: "delete", gridId: single.id }, { type: "removeFinalizer" }];
-      return (
-        guarded(input, actions, `delete grid ${single.id}`) ??
-        result(input, actions, reconciling(Reason.Deleting, `deleting grid ${single.id}`, generation))
-      );
-    }
-    const actions: GridAction[] = [{ type: "delete", gridId }, { type: "removeFinalizer" }];
-    return (
-      guarded(input, actions, `delete grid ${gridId}`) ??
-      result(input, actions, reconciling(Reason.Deleting, `deleting grid ${gridId}`, generation))
-    );
-  }
+  if (grid.metadata.deletionTimestamp !== undefined) return planDeletion(input);
   if (grid.spec.suspend) return result(input, [], suspended(generation));
   if (observed.problem !== undefined) return blocked(input, observed.problem);
   const withFinalizer = (actions: GridAction[]): GridAction[] =>
@@ -199,39 +123,4 @@ function unchangeable(grid: Grid, known: ServiceGrid): string | undefined {
     return `spec.description differs from grid ${known.id}'s description at the service: ${advice}`;
   }
   return undefined;
-}
-
-function guarded(input: GridPlanInput, actions: GridAction[], purpose: string): GridPlan | undefined {
-  const me = input.observed.me;
-  const problem =
-    me &&
-    scopeProblem(
-      me,
-      actions.flatMap((a) => scopes[a.type]),
-      purpose,
-    );
-  return problem === undefined ? undefined : blocked(input, problem);
-}
-
-function blocked(input: GridPlanInput, problem: Blocker, actions: GridAction[] = []): GridPlan {
-  return result(input, actions, problemChange(problem, input.grid.metadata.generation ?? 0));
-}
-
-function result(input: GridPlanInput, actions: GridAction[], change: ConditionChange): GridPlan {
-  const { grid, observed, now } = input;
-  const previous = grid.status ?? {};
-  const reconcileAt = grid.spec.suspend ? previous.lastHandledReconcileAt : reconcileRequest(grid);
-  // A vanished grid's ID stays until its replacement exists: the replacement's key is made from it.
-  const gridId = observed.grid?.id ?? previous.gridId;
-  const status: GridStatus = {
-    ...previous,
-    ...(gridId === undefined ? {} : { gridId }),
-    ...ownerToRecord(previous.owner, observed.identity, observed.grid !== undefined),
-    ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
-    lastRequestId: observed.requestId,
-    observedGeneration: grid.metadata.generation ?? 0,
-    conditions: applyConditionChange(previous.conditions, change, now),
-  };
-  const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
-  return { actions, status, stalled: isStalled };
 }

@@ -1,8 +1,8 @@
 import type { Grid } from "../../api/grid.ts";
 import type { Intent } from "../../api/intents.ts";
 import { type Settlement, settleCreate } from "../shared/intents.ts";
-import type { GridKnowledge } from "./observed.ts";
-import type { GridFact } from "./perform.ts";
+import type { GridFact } from "./actions.ts";
+import type { GridKnowledge } from "./memory.ts";
 
 /** How a Grid's Pending create ended, from the lookup by name observe made. Pure. */
 export function settleGridIntent(

@@ -1,7 +1,7 @@
 import { costStatusSchema, type Money } from "../../api/cost.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 import { costField, sumMoney } from "../shared/cost.ts";
-import type { ProjectPlan } from "./plan.ts";
+import type { ProjectPlan } from "./plan-common.ts";
 
 /** What an App at the service (by its status) is charged per hour, or null when its status does not say. */
 function appHourly(app: KubeObject): Money | null {

@@ -4,11 +4,10 @@ import { describeFailure } from "../shared/failure.ts";
 import { createIntent } from "../shared/intents.ts";
 import type { Failed } from "../shared/kind.ts";
 import { Reason } from "../shared/reasons.ts";
+import type { ProjectAction, ProjectFact } from "./actions.ts";
+import { projectKnowledge } from "./builders.test-support.ts";
 import { learnProject } from "./learn.ts";
-import { newProjectMemory, type ProjectKnowledge, rememberProject } from "./observed.ts";
-import type { ProjectFact } from "./perform.ts";
-import type { ProjectAction } from "./plan.ts";
-import { projectKnowledge } from "./testing.ts";
+import { newProjectMemory, type ProjectKnowledge, rememberProject } from "./memory.ts";
 
 const owner: Share = { userId: "usr_owner", role: "owner", accountOwner: true };
 const ann: Share = { userId: "usr_ann", email: "ann@example.test", role: "viewer", accountOwner: false };

@@ -1,8 +1,7 @@
 import type { Failed } from "../shared/kind.ts";
 import { refusalsAfter } from "../shared/memory.ts";
-import type { ProjectKnowledge } from "./observed.ts";
-import type { ProjectFact } from "./perform.ts";
-import type { ProjectAction } from "./plan.ts";
+import type { ProjectAction, ProjectFact } from "./actions.ts";
+import type { ProjectKnowledge } from "./memory.ts";
 
 /** The knowledge after a fact. Pure. */
 export function learnProject(

@@ -1,13 +1,8 @@
 import type { Member, MemberStatus } from "../../api/members.ts";
-import type { Share, ShareRole } from "../../hosting/index.ts";
+import type { Share } from "../../hosting/index.ts";
 import { type Problem, stalledBy } from "../shared/failure.ts";
 import { Reason } from "../shared/reasons.ts";
-
-/** One sharing change; `who` names the user for events and conditions (an email or a user ID). */
-export type MemberAction =
-  | { type: "addMember"; who: string; target: { userId: string } | { email: string }; role: ShareRole }
-  | { type: "changeMember"; who: string; userId: string; role: ShareRole }
-  | { type: "removeMember"; who: string; userId: string };
+import type { MemberAction } from "./actions.ts";
 
 export interface MembersDiff {
   actions: MemberAction[];

@@ -11,7 +11,7 @@ import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { Reason } from "../shared/reasons.ts";
 import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
-import type { ProjectKnowledge, ProjectMemory } from "./observed.ts";
+import type { ProjectKnowledge, ProjectMemory } from "./memory.ts";
 import { projectName } from "./plan.ts";
 
 /** Reads credentials and identity, the Apps that use the project, and the project when due, starting from the memory. */

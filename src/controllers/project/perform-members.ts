@@ -1,20 +1,8 @@
-import { type HostingClient, type HostingError, isHostingError, type Share } from "../../hosting/index.ts";
+import { type HostingClient, type HostingError, isHostingError } from "../../hosting/index.ts";
 import { type Problem, stalledBy } from "../shared/failure.ts";
 import type { ObjectFact } from "../shared/kind.ts";
 import { Reason } from "../shared/reasons.ts";
-import type { MemberAction } from "./members.ts";
-
-/** What a sharing change taught about the project's shares. */
-export type MemberFact =
-  | { type: "shareAdded"; share: Share }
-  | { type: "shareChanged"; userId: string; role: Share["role"] }
-  | { type: "shareRemoved"; userId: string }
-  /** The user ID the service answered for a member added by email (lower-cased). */
-  | { type: "emailUser"; email: string; userId: string }
-  /** The remembered shares may be wrong ("already so"): read them again at `dueAt`. */
-  | { type: "sharesStale"; dueAt: number }
-  /** spec.members names a user the service does not know: a person must fix the spec. */
-  | { type: "memberRefused"; problem: Problem };
+import type { MemberAction, MemberFact } from "./actions.ts";
 
 export interface MemberPerformContext {
   client: HostingClient;

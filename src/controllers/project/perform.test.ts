@@ -6,11 +6,11 @@ import { converge } from "../shared/converge.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { createIntent } from "../shared/intents.ts";
 import type { ObjectFact } from "../shared/kind.ts";
-import type { ProjectKnowledge } from "./observed.ts";
-import { type ProjectFact, performProject } from "./perform.ts";
-import type { ProjectAction } from "./plan.ts";
+import type { ProjectAction, ProjectFact } from "./actions.ts";
+import { me as ownerKey, projectKnowledge, aProject as projectWith } from "./builders.test-support.ts";
+import type { ProjectKnowledge } from "./memory.ts";
+import { performProject } from "./perform.ts";
 import { projectKind } from "./reconciler.ts";
-import { me as ownerKey, projectKnowledge, aProject as projectWith } from "./testing.ts";
 
 const metadata = { status: 200, requestId: "req_1", replayed: false, attempts: 1 };
 const owner: Share = { userId: "usr_owner", role: "owner", accountOwner: true };

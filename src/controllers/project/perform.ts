@@ -1,21 +1,13 @@
 import { finalizer } from "../../api/meta.ts";
 import type { Project } from "../../api/project.ts";
-import { isHostingError, type Project as ServiceProject } from "../../hosting/index.ts";
+import { isHostingError } from "../../hosting/index.ts";
 import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
+import type { ProjectAction, ProjectFact } from "./actions.ts";
 import { projectType } from "./kind.ts";
-import type { ProjectKnowledge } from "./observed.ts";
-import { type MemberFact, memberDoing, performMember } from "./perform-members.ts";
-import type { ProjectAction } from "./plan.ts";
-
-/** What a Project's action taught about the project at the service. */
-export type ProjectFact =
-  /** Created, read at `generation`; with spec.members its shares are read at `sharesDueAt`. */
-  | { type: "created"; project: ServiceProject; generation: number; sharesDueAt: number | undefined }
-  | { type: "renamed"; project: ServiceProject }
-  | { type: "deleted" }
-  | MemberFact;
+import type { ProjectKnowledge } from "./memory.ts";
+import { memberDoing, performMember } from "./perform-members.ts";
 
 /** What an action is, for failure messages. */
 export function doingForProject(action: ProjectAction): string {

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { finalizer } from "../../api/meta.ts";
 import { projectKind, projectSchema } from "../../api/project.ts";
 import type { Me } from "../../hosting/index.ts";
-import { specArbitrary } from "../shared/spec-arbitrary.ts";
-import type { ProjectObserved } from "./observed.ts";
+import { specArbitrary } from "../shared/spec-arbitrary.test-support.ts";
+import type { ProjectObserved } from "./memory.ts";
 import { planProject } from "./plan.ts";
 
 // Property tests (issue "Never wedge"): for any Project spec the CRD schema accepts and any state

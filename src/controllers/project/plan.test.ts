@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { getCondition } from "../../api/conditions.ts";
 import type { Project } from "../../api/project.ts";
-import type { ProjectObserved } from "./observed.ts";
-import { type ProjectPlan, planProject } from "./plan.ts";
-import { aProject, me } from "./testing.ts";
+import { aProject, me } from "./builders.test-support.ts";
+import type { ProjectObserved } from "./memory.ts";
+import { planProject } from "./plan.ts";
+import type { ProjectPlan } from "./plan-common.ts";
 
 const id = "a".repeat(24);
 const now = new Date("2030-01-01T00:00:00Z");

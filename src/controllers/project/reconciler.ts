@@ -5,14 +5,16 @@ import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import type { Kind } from "../shared/kind.ts";
 import { kindReconciler } from "../shared/kind-reconciler.ts";
 import { jittered } from "../shared/schedule.ts";
+import type { ProjectAction, ProjectFact } from "./actions.ts";
 import { withProjectCost } from "./cost.ts";
 import { projectType } from "./kind.ts";
 import { learnProject } from "./learn.ts";
+import { newProjectMemory, type ProjectKnowledge, type ProjectMemory, rememberProject } from "./memory.ts";
 import { observeProject } from "./observe.ts";
-import { newProjectMemory, type ProjectKnowledge, type ProjectMemory, rememberProject } from "./observed.ts";
 import { projectOutputs } from "./outputs.ts";
-import { doingForProject, type ProjectFact, performProject } from "./perform.ts";
-import { type ProjectAction, type ProjectPlan, planProject } from "./plan.ts";
+import { doingForProject, performProject } from "./perform.ts";
+import { planProject } from "./plan.ts";
+import type { ProjectPlan } from "./plan-common.ts";
 import { settleProjectIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Project. */

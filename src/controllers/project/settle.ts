@@ -1,8 +1,8 @@
 import type { Intent } from "../../api/intents.ts";
 import type { Project } from "../../api/project.ts";
 import { type Settlement, settleCreate } from "../shared/intents.ts";
-import type { ProjectKnowledge } from "./observed.ts";
-import type { ProjectFact } from "./perform.ts";
+import type { ProjectFact } from "./actions.ts";
+import type { ProjectKnowledge } from "./memory.ts";
 
 /** How a Project's Pending create ended, from the lookup by name observe made. Pure. */
 export function settleProjectIntent(

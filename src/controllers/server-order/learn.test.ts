@@ -9,10 +9,9 @@ import {
 } from "../../hosting/index.ts";
 import { describeFailure } from "../shared/failure.ts";
 import type { Failed } from "../shared/kind.ts";
+import type { OrderAction, OrderFact } from "./actions.ts";
 import { learnOrder } from "./learn.ts";
-import { newOrderMemory, type OrderKnowledge, type PowerAttempt } from "./observed.ts";
-import type { OrderFact } from "./perform.ts";
-import type { OrderAction } from "./plan-common.ts";
+import { newOrderMemory, type OrderKnowledge, type PowerAttempt } from "./memory.ts";
 
 const spec = { csp: "native", region: "eu-central", zone: "eu-central-1a", instanceType: "native.small" };
 const input = { ...spec, count: 2 };

@@ -1,9 +1,8 @@
 import { HostingApiError } from "../../hosting/index.ts";
 import type { Failed } from "../shared/kind.ts";
+import type { OrderAction, OrderFact } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
-import type { OrderKnowledge } from "./observed.ts";
-import type { OrderFact } from "./perform.ts";
-import type { OrderAction } from "./plan-common.ts";
+import type { OrderKnowledge } from "./memory.ts";
 
 /** The knowledge after a fact. Pure. */
 export function learnOrder(knowledge: OrderKnowledge, fact: OrderFact | Failed<OrderAction>): OrderKnowledge {

@@ -25,12 +25,12 @@ import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import type { CatalogCache } from "./catalog.ts";
 import { desiredInput, orderSettled } from "./desired.ts";
+import { growServers } from "./growth.ts";
 import { ordersFromEarlierAttempt, replacementsFromEarlierAttempt } from "./inspection.ts";
 import { serverOrderType } from "./kind.ts";
-import type { OrderKnowledge, OrderMemory } from "./observed.ts";
+import type { OrderKnowledge, OrderMemory } from "./memory.ts";
 import { type OrderPolls, orderMarker, orderScopes } from "./plan-common.ts";
-import { growServers } from "./plan-count.ts";
-import { replaceServer } from "./plan-replace.ts";
+import { replaceServer } from "./replacement.ts";
 
 export interface ObserveOptions {
   catalogs: CatalogCache;

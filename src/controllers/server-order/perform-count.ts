@@ -2,10 +2,10 @@ import type { ServerOrderStatus } from "../../api/server-order.ts";
 import type { Order } from "../../hosting/index.ts";
 import type { Recorded } from "../shared/intents.ts";
 import type { ObjectFact } from "../shared/kind.ts";
+import type { OrderAction, OrderFact } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
 import { nextReadMs } from "./observe.ts";
-import type { OrderFact, OrderStep } from "./perform.ts";
-import type { OrderAction } from "./plan-common.ts";
+import type { OrderStep } from "./perform-step.ts";
 
 type CountAction = Extract<OrderAction, { type: "growOrder" | "adoptGrowth" | "shrink" | "power" }>;
 type Facts = AsyncGenerator<OrderFact | ObjectFact>;

@@ -3,12 +3,13 @@ import type { ServerOrderStatus } from "../../api/server-order.ts";
 import { HostingApiError, type HostingClient, type Order } from "../../hosting/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import type { ObjectFact } from "../shared/kind.ts";
+import type { OrderFact, ReplaceAction } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
+import { leaving } from "./growth.ts";
 import { nextReadMs } from "./observe.ts";
-import type { OrderFact, OrderStep } from "./perform.ts";
-import { OrderReason, type ReplaceAction } from "./plan-common.ts";
-import { leaving } from "./plan-count.ts";
-import { replacedCondition } from "./plan-replace.ts";
+import type { OrderStep } from "./perform-step.ts";
+import { OrderReason } from "./plan-common.ts";
+import { replacedCondition } from "./replacement.ts";
 
 type Replace = Extract<ReplaceAction, { type: "replace" }>;
 type Facts = AsyncGenerator<OrderFact | ObjectFact>;

@@ -14,9 +14,9 @@ import type { KubeClient, KubeObject } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import type { IntentCall } from "../shared/intents.ts";
 import type { ObjectFact } from "../shared/kind.ts";
-import { newOrderMemory, type OrderKnowledge } from "./observed.ts";
-import { type OrderFact, performServerOrder } from "./perform.ts";
-import type { OrderAction } from "./plan-common.ts";
+import type { OrderAction, OrderFact } from "./actions.ts";
+import { newOrderMemory, type OrderKnowledge } from "./memory.ts";
+import { performServerOrder } from "./perform.ts";
 
 const polls = { orderMs: 4000, deprovisionMs: 2000, powerMs: 2000 };
 const input: ProvisionInput = {

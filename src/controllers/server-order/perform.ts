@@ -1,46 +1,17 @@
 import { finalizer } from "../../api/meta.ts";
-import type { ServerOrder } from "../../api/server-order.ts";
-import type { HostingClient, Order } from "../../hosting/index.ts";
+import type { Order } from "../../hosting/index.ts";
 import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import type { Recorded } from "../shared/intents.ts";
-import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
+import { clientOf, type ObjectFact } from "../shared/kind.ts";
+import type { OrderAction, OrderFact } from "./actions.ts";
 import { orderSettled, phaseOf } from "./desired.ts";
 import { serverOrderType } from "./kind.ts";
 import { nextReadMs } from "./observe.ts";
-import type { KnownEstimate, OrderKnowledge } from "./observed.ts";
 import { deprovision, performCount } from "./perform-count.ts";
 import { performReplace } from "./perform-replace.ts";
-import { type OrderAction, type OrderPolls, OrderReason } from "./plan-common.ts";
-
-/** What a ServerOrder's action taught about its orders and servers at the service. */
-export type OrderFact =
-  /** A dry run answered under its Idempotency-Key. */
-  | { type: "estimated"; estimate: KnownEstimate }
-  /** The order this ServerOrder follows, answered or adopted (at `generation`): read next at `dueAt`. */
-  | { type: "following"; order: Order; generation: number; dueAt: number }
-  /** The service took a call on these servers: they are in `state` until the next listing shows otherwise. */
-  | { type: "passing"; addresses: string[]; state: string }
-  /** A growth order recorded: placed by a call just now or by one whose answer was lost. */
-  | { type: "grown"; order: Order }
-  /** A replacement's order, as the replace call answered it. */
-  | { type: "replacement"; order: Order }
-  /** A hibernate or wake call on these servers went out at `sentAt`. */
-  | { type: "powerSent"; action: "hibernate" | "wake"; addresses: string[]; sentAt: number }
-  /** Look at the orders again no later than `at` (epoch ms). */
-  | { type: "due"; at: number };
-
-export type OrderPerformContext = PerformContext<ServerOrder, OrderKnowledge>;
-
-/** What one action's steps share. */
-export interface OrderStep {
-  context: OrderPerformContext;
-  polls: OrderPolls;
-  /** The connection's client (a TypeError without one). */
-  client(): HostingClient;
-  /** A Normal event naming the action, quoting the request ID. */
-  event(reason: string, requestId: string | undefined, note: string): void;
-}
+import type { OrderPerformContext, OrderStep } from "./perform-step.ts";
+import { type OrderPolls, OrderReason } from "./plan-common.ts";
 
 export const doingForOrder: Record<OrderAction["type"], string> = {
   addFinalizer: "adding the finalizer",

@@ -8,57 +8,12 @@ import {
 } from "../../api/conditions.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { ServerOrder, ServerOrderStatus } from "../../api/server-order.ts";
-import type { Order, ProvisionInput } from "../../hosting/index.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import { type Blocker, problemChange } from "../shared/condition-changes.ts";
-import type { IntentCall } from "../shared/intents.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { Reason } from "../shared/reasons.ts";
-import type { OrderObserved } from "./observed.ts";
-
-/** What `act` does at the service or on the ServerOrder, in order. */
-export type OrderAction =
-  | { type: "addFinalizer" }
-  /** `warning`: recorded as a Warning event, for what the release leaves to a person. */
-  | { type: "removeFinalizer"; warning?: string }
-  | { type: "estimate"; input: ProvisionInput; idempotencyKey: string }
-  /** Order (the skeleton records the intent first), then record the order's ID. */
-  | { type: "order"; input: ProvisionInput; intent: IntentCall }
-  /** Take the order an earlier call placed as this ServerOrder's, recording its ID at once (no call). */
-  | { type: "adopt"; order: Order }
-  | { type: "deprovision"; orderId: string; addresses: string[] }
-  /** Order the difference (the intent recorded first), then record the growth order. */
-  | {
-      type: "growOrder";
-      input: ProvisionInput;
-      intent: IntentCall;
-      target: number;
-      /** The estimate for all the servers after the growth, recorded with the growth order. */
-      estimate?: ServerOrderStatus["estimate"];
-    }
-  /** Record an order a growth call with a lost answer placed (no call). */
-  | { type: "adoptGrowth"; order: Order }
-  /** Deprovision `addresses` (spec.count was lowered), then record them in status.removing. */
-  | { type: "shrink"; addresses: string[]; alreadyRecorded: boolean; intent: IntentCall }
-  | { type: "power"; action: "hibernate" | "wake"; addresses: string[]; intent: IntentCall }
-  | ReplaceAction;
-
-/** Replacing a server (berth.dev/replace-server or spec.autoReplace), or refusing an annotation. */
-export type ReplaceAction =
-  /** Replace `address` (the intent recorded first), then record the replacement. */
-  | {
-      type: "replace";
-      address: string;
-      /** The annotation value asking for it; absent for spec.autoReplace. */
-      request: string | undefined;
-      /** The server's state when planned (for the event: a failed one is a Warning). */
-      state: string;
-      /** This replacement was sent before and its answer is not recorded. */
-      again: boolean;
-      intent: IntentCall;
-    }
-  /** A Warning event (the plan's status holds the echo and the Replaced condition): nothing is called. */
-  | { type: "refuseReplace"; message: string };
+import type { OrderAction } from "./actions.ts";
+import type { OrderObserved } from "./memory.ts";
 
 export interface OrderPlan {
   actions: OrderAction[];

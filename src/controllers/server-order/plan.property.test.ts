@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderKind, serverOrderSchema } from "../../api/server-order.ts";
 import type { Me, Order, Server } from "../../hosting/index.ts";
-import { specArbitrary } from "../shared/spec-arbitrary.ts";
+import { specArbitrary } from "../shared/spec-arbitrary.test-support.ts";
 import type { Catalog } from "./catalog.ts";
-import type { OrderObserved } from "./observed.ts";
+import type { OrderObserved } from "./memory.ts";
 import { planServerOrder } from "./plan.ts";
 
 // Property tests (issue "Never wedge"): for any ServerOrder spec the CRD schema accepts and any

@@ -5,10 +5,11 @@ import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import type { Me, Order, Server } from "../../hosting/index.ts";
 import type { Failure } from "../shared/failure.ts";
 import { type IntentCall, pendingRecord } from "../shared/intents.ts";
+import type { OrderAction } from "./actions.ts";
 import type { Catalog } from "./catalog.ts";
-import type { OrderObserved } from "./observed.ts";
+import type { OrderObserved } from "./memory.ts";
 import { planServerOrder } from "./plan.ts";
-import type { OrderAction, OrderPlan } from "./plan-common.ts";
+import type { OrderPlan } from "./plan-common.ts";
 
 const now = new Date("2030-01-01T00:10:00Z");
 const gridId = "0b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";

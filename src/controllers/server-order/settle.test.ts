@@ -4,8 +4,8 @@ import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import type { Order, Server } from "../../hosting/index.ts";
 import type { Settlement } from "../shared/intents.ts";
-import { newOrderMemory, type OrderKnowledge } from "./observed.ts";
-import type { OrderFact } from "./perform.ts";
+import type { OrderFact } from "./actions.ts";
+import { newOrderMemory, type OrderKnowledge } from "./memory.ts";
 import { settleOrderIntent } from "./settle.ts";
 
 const now = new Date("2030-01-01T01:00:00Z");

@@ -2,12 +2,12 @@ import type { Intent } from "../../api/intents.ts";
 import type { ServerOrder } from "../../api/server-order.ts";
 import type { Order } from "../../hosting/index.ts";
 import { inputOf, type Recorded, type Settlement } from "../shared/intents.ts";
-import type { OrderKnowledge } from "./observed.ts";
-import type { OrderFact } from "./perform.ts";
+import type { OrderFact } from "./actions.ts";
+import { growServers, leaving } from "./growth.ts";
+import type { OrderKnowledge } from "./memory.ts";
 import { recordedOrder } from "./perform.ts";
 import { recordedRemoval } from "./perform-count.ts";
-import { growServers, leaving } from "./plan-count.ts";
-import { replaceServer } from "./plan-replace.ts";
+import { replaceServer } from "./replacement.ts";
 
 type Facts = (OrderFact | Recorded)[];
 

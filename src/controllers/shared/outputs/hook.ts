@@ -1,7 +1,7 @@
 import { ConditionType, isTrue } from "../../../api/conditions.ts";
 import type { KubeObject, ResourceType } from "../../../runtime/index.ts";
 import { reconcileRequest } from "../annotations.ts";
-import type { Resource } from "../kind-reconciler.ts";
+import type { Resource } from "../kind.ts";
 import { withProblem } from "../status.ts";
 import type { OutputSync, OutputSyncResult } from "./writer.ts";
 

@@ -1,6 +1,6 @@
 import type { Project } from "../../api/project.ts";
 import type { Me } from "../../hosting/index.ts";
-import { newProjectMemory, type ProjectKnowledge } from "./observed.ts";
+import { newProjectMemory, type ProjectKnowledge } from "./memory.ts";
 
 // Builders for the Project controller's unit tests (not shipped behaviour).
 

@@ -9,7 +9,9 @@ import { pendingRequest, requestValue } from "../shared/annotations.ts";
 import { type IntentCall, intentCall } from "../shared/intents.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
+import type { ReplaceAction } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
+import { liveServers } from "./growth.ts";
 import {
   blocked,
   generationOf,
@@ -17,11 +19,9 @@ import {
   type OrderPlanInput,
   OrderReason,
   orderScopes,
-  type ReplaceAction,
   result,
   type StepFields,
 } from "./plan-common.ts";
-import { liveServers } from "./plan-count.ts";
 
 /** The condition that tells how the last replacement (or refused request) went. */
 export const replacedCondition = "Replaced";

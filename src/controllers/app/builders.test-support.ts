@@ -3,9 +3,14 @@ import { finalizer } from "../../api/meta.ts";
 import type { Build, Me, App as ServiceApp, AppStatus as ServiceStatus } from "../../hosting/index.ts";
 import type { PollIntervals } from "../shared/deps.ts";
 import { type DesiredApp, desiredApp } from "./desired.ts";
-import { type AppKnowledge, newAppMemory } from "./memory.ts";
-import { type AppObserved, type ExternalApp, unknownExternal } from "./observed.ts";
-import { noReads } from "./reads.ts";
+import {
+  type AppKnowledge,
+  type AppObserved,
+  type ExternalApp,
+  newAppMemory,
+  noReads,
+  unknownExternal,
+} from "./memory.ts";
 import { secretDigest } from "./secret-digest.ts";
 
 // Builders for the App controller's unit tests (not shipped behaviour).

@@ -2,6 +2,7 @@ import { reconciling } from "../../api/conditions.ts";
 import { intentCall } from "../shared/intents.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
+import { liveServers } from "./growth.ts";
 import {
   blocked,
   generationOf,
@@ -10,7 +11,6 @@ import {
   result,
   type StepFields,
 } from "./plan-common.ts";
-import { liveServers } from "./plan-count.ts";
 
 /** What each power call needs: waking provisions compute again, so it spends. */
 const powerScopes = { hibernate: ["pools:write"], wake: ["pools:write", "compute:spend"] } as const;

@@ -5,10 +5,11 @@ import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import type { Me, Order, Server } from "../../hosting/index.ts";
 import type { Failure } from "../shared/failure.ts";
 import { pendingRecord } from "../shared/intents.ts";
-import type { OrderObserved } from "./observed.ts";
+import type { OrderAction } from "./actions.ts";
+import type { OrderObserved } from "./memory.ts";
 import { planServerOrder } from "./plan.ts";
-import type { OrderAction, OrderPlan } from "./plan-common.ts";
-import { parseReplaceRequest } from "./plan-replace.ts";
+import type { OrderPlan } from "./plan-common.ts";
+import { parseReplaceRequest } from "./replacement.ts";
 
 const now = new Date("2030-01-01T01:00:00Z");
 const polls = { orderMs: 4000, deprovisionMs: 2000, powerMs: 2000 };

@@ -4,9 +4,10 @@ import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import { idempotencyKey, type Me, type Order, type Server } from "../../hosting/index.ts";
 import { pendingRecord } from "../shared/intents.ts";
-import type { OrderObserved, PowerAttempt } from "./observed.ts";
+import type { OrderAction } from "./actions.ts";
+import type { OrderObserved, PowerAttempt } from "./memory.ts";
 import { planServerOrder } from "./plan.ts";
-import type { OrderAction, OrderPlan } from "./plan-common.ts";
+import type { OrderPlan } from "./plan-common.ts";
 
 const now = new Date("2030-01-01T01:00:00Z");
 const polls = { orderMs: 4000, deprovisionMs: 2000, powerMs: 2000 };

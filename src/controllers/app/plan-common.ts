@@ -1,0 +1,103 @@
+import type { App, AppStatus } from "../../api/app.ts";
+import { applyConditionChange, type ConditionChange } from "../../api/conditions.ts";
+import { finalizer } from "../../api/meta.ts";
+import { reconcileRequest } from "../shared/annotations.ts";
+import { noChange, problemChange, quoteRequest } from "../shared/condition-changes.ts";
+import type { PollIntervals } from "../shared/deps.ts";
+import type { Problem } from "../shared/failure.ts";
+import { ownerToRecord } from "../shared/ownership.ts";
+import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
+import { type AppAction, scopesFor } from "./actions.ts";
+import type { AppObserved } from "./memory.ts";
+import { domainConditions, externalFields } from "./state.ts";
+
+export interface AppPlanInput {
+  app: App;
+  observed: AppObserved;
+  now: Date;
+  polls: PollIntervals;
+}
+
+export interface AppPlan {
+  actions: AppAction[];
+  /** The whole status to write (the patcher sends only what differs). */
+  status: AppStatus;
+  /** A person must act: retry slowly, not with backoff. */
+  stalled: boolean;
+  statusPollMs: number | undefined;
+  buildPollMs: number | undefined;
+}
+
+/** Stalled with the missing scopes or the project pinning, instead of a call certain to be refused. */
+export function refusal(
+  input: AppPlanInput,
+  projectId: string,
+  actions: readonly AppAction[],
+  purpose: string,
+): AppPlan | undefined {
+  const me = input.observed.me;
+  if (me === undefined) return undefined;
+  const calls = actions.filter((a) => scopesFor(a).length > 0);
+  if (calls.length === 0) return undefined;
+  const problem =
+    pinningProblem(me, projectId, purpose) ?? scopeProblem(me, calls.flatMap(scopesFor), purpose);
+  return problem === undefined ? undefined : blocked(input, problem);
+}
+
+export function blocked(input: AppPlanInput, problem: Problem): AppPlan {
+  return result(input, [], problemChange(problem, generationOf(input.app)));
+}
+
+/** The plan: these actions, the condition change and status fields over the previous status. */
+export function result(
+  input: AppPlanInput,
+  actions: AppAction[],
+  change: ConditionChange,
+  fields: Partial<AppStatus> = {},
+): AppPlan {
+  const { app, observed, now } = input;
+  const previous = app.status ?? {};
+  const conditions = applyConditionChange(
+    applyConditionChange(previous.conditions, change, now),
+    observed.external.status === undefined ? noChange() : domainConditions(app, observed.external),
+    now,
+  );
+  const reconcileAt = app.spec.suspend ? previous.lastHandledReconcileAt : reconcileRequest(app);
+  const status: AppStatus = {
+    ...previous,
+    ...externalFields(observed.external),
+    ...ownerToRecord(previous.owner, observed.identity, observed.external.app !== undefined),
+    ...fields,
+    ...(observed.projectId === undefined || observed.external.app !== undefined
+      ? {}
+      : { projectId: observed.projectId }),
+    ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
+    lastRequestId: observed.requestId,
+    observedGeneration: generationOf(app),
+    conditions,
+  };
+  const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
+  const all = [...actions, ...newBuildLog(status, previous)];
+  return { actions: all, status, stalled: isStalled, statusPollMs: undefined, buildPollMs: undefined };
+}
+
+/** A failed build's log tail not yet in status is reported once, as a Warning event. */
+function newBuildLog(status: AppStatus, previous: Partial<AppStatus>): AppAction[] {
+  const { id, logTail } = status.build ?? {};
+  if (id === undefined || logTail === undefined || logTail === previous.build?.logTail) return [];
+  return [{ type: "reportBuildLog", buildId: id, tail: logTail }];
+}
+
+export function withFinalizer(app: App, actions: AppAction[]): AppAction[] {
+  return (app.metadata.finalizers ?? []).includes(finalizer)
+    ? actions
+    : [{ type: "addFinalizer" }, ...actions];
+}
+
+export function quoter(observed: AppObserved): (message: string) => string {
+  return (message) => quoteRequest(observed.requestId, message);
+}
+
+export function generationOf(app: App): number {
+  return app.metadata.generation ?? 0;
+}

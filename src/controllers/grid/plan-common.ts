@@ -1,0 +1,65 @@
+import { applyConditionChange, type ConditionChange } from "../../api/conditions.ts";
+import type { Grid, GridStatus } from "../../api/grid.ts";
+import { reconcileRequest } from "../shared/annotations.ts";
+import { type Blocker, problemChange } from "../shared/condition-changes.ts";
+import { ownerToRecord } from "../shared/ownership.ts";
+import { scopeProblem } from "../shared/scopes.ts";
+import type { GridAction } from "./actions.ts";
+import type { GridObserved } from "./memory.ts";
+
+export interface GridPlan {
+  actions: GridAction[];
+  status: GridStatus;
+  stalled: boolean;
+}
+
+export interface GridPlanInput {
+  grid: Grid;
+  observed: GridObserved;
+  now: Date;
+}
+
+const scopes: Record<GridAction["type"], string[]> = {
+  addFinalizer: [],
+  removeFinalizer: [],
+  adopt: [],
+  create: ["pools:write"],
+  delete: ["pools:admin"],
+};
+
+/** Stalled with the missing scopes, instead of a call certain to be refused. */
+export function guarded(input: GridPlanInput, actions: GridAction[], purpose: string): GridPlan | undefined {
+  const me = input.observed.me;
+  const problem =
+    me &&
+    scopeProblem(
+      me,
+      actions.flatMap((a) => scopes[a.type]),
+      purpose,
+    );
+  return problem === undefined ? undefined : blocked(input, problem);
+}
+
+export function blocked(input: GridPlanInput, problem: Blocker, actions: GridAction[] = []): GridPlan {
+  return result(input, actions, problemChange(problem, input.grid.metadata.generation ?? 0));
+}
+
+/** The plan: these actions and the condition change over the previous status. */
+export function result(input: GridPlanInput, actions: GridAction[], change: ConditionChange): GridPlan {
+  const { grid, observed, now } = input;
+  const previous = grid.status ?? {};
+  const reconcileAt = grid.spec.suspend ? previous.lastHandledReconcileAt : reconcileRequest(grid);
+  // A vanished grid's ID stays until its replacement exists: the replacement's key is made from it.
+  const gridId = observed.grid?.id ?? previous.gridId;
+  const status: GridStatus = {
+    ...previous,
+    ...(gridId === undefined ? {} : { gridId }),
+    ...ownerToRecord(previous.owner, observed.identity, observed.grid !== undefined),
+    ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
+    lastRequestId: observed.requestId,
+    observedGeneration: grid.metadata.generation ?? 0,
+    conditions: applyConditionChange(previous.conditions, change, now),
+  };
+  const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
+  return { actions, status, stalled: isStalled };
+}

@@ -1,0 +1,37 @@
+import type { Project as ServiceProject, Share, ShareRole } from "../../hosting/index.ts";
+import type { Problem } from "../shared/failure.ts";
+import type { IntentCall } from "../shared/intents.ts";
+
+/** One sharing change; `who` names the user for events and conditions (an email or a user ID). */
+export type MemberAction =
+  | { type: "addMember"; who: string; target: { userId: string } | { email: string }; role: ShareRole }
+  | { type: "changeMember"; who: string; userId: string; role: ShareRole }
+  | { type: "removeMember"; who: string; userId: string };
+
+export type ProjectAction =
+  | { type: "addFinalizer" }
+  | { type: "removeFinalizer" }
+  | { type: "create"; name: string; idempotencyKey: string; intent: IntentCall }
+  | { type: "rename"; name: string }
+  | { type: "delete" }
+  | MemberAction;
+
+/** What a sharing change taught about the project's shares. */
+export type MemberFact =
+  | { type: "shareAdded"; share: Share }
+  | { type: "shareChanged"; userId: string; role: Share["role"] }
+  | { type: "shareRemoved"; userId: string }
+  /** The user ID the service answered for a member added by email (lower-cased). */
+  | { type: "emailUser"; email: string; userId: string }
+  /** The remembered shares may be wrong ("already so"): read them again at `dueAt`. */
+  | { type: "sharesStale"; dueAt: number }
+  /** spec.members names a user the service does not know: a person must fix the spec. */
+  | { type: "memberRefused"; problem: Problem };
+
+/** What a Project's action taught about the project at the service. */
+export type ProjectFact =
+  /** Created, read at `generation`; with spec.members its shares are read at `sharesDueAt`. */
+  | { type: "created"; project: ServiceProject; generation: number; sharesDueAt: number | undefined }
+  | { type: "renamed"; project: ServiceProject }
+  | { type: "deleted" }
+  | MemberFact;

@@ -1,0 +1,83 @@
+import { applyConditionChange, type ConditionChange } from "../../api/conditions.ts";
+import type { Project, ProjectStatus } from "../../api/project.ts";
+import { reconcileRequest } from "../shared/annotations.ts";
+import { problemChange } from "../shared/condition-changes.ts";
+import type { Problem } from "../shared/failure.ts";
+import { ownerToRecord } from "../shared/ownership.ts";
+import { scopeProblem } from "../shared/scopes.ts";
+import type { ProjectAction } from "./actions.ts";
+import { membersStatus } from "./members.ts";
+import type { ProjectObserved } from "./memory.ts";
+
+export interface ProjectPlanInput {
+  project: Project;
+  observed: ProjectObserved;
+  now: Date;
+}
+
+export interface ProjectPlan {
+  actions: ProjectAction[];
+  status: ProjectStatus;
+  stalled: boolean;
+}
+
+const scopes: Record<ProjectAction["type"], string[]> = {
+  addFinalizer: [],
+  removeFinalizer: [],
+  create: ["projects:write"],
+  rename: ["projects:write"],
+  delete: ["projects:admin"],
+  addMember: ["projects:admin"],
+  changeMember: ["projects:admin"],
+  removeMember: ["projects:admin"],
+};
+
+export const membersScopes = ["projects:admin"];
+
+/** Stalled with the missing scopes, instead of a call certain to be refused. */
+export function guarded(
+  input: ProjectPlanInput,
+  actions: ProjectAction[],
+  purpose: string,
+  alsoNeeded: readonly string[] = [],
+): ProjectPlan | undefined {
+  const me = input.observed.me;
+  const problem =
+    me === undefined
+      ? undefined
+      : scopeProblem(me, [...actions.flatMap((a) => scopes[a.type]), ...alsoNeeded], purpose);
+  return problem === undefined ? undefined : blocked(input, problem);
+}
+
+export function blocked(input: ProjectPlanInput, problem: Problem): ProjectPlan {
+  return result(input, [], problemChange(problem, input.project.metadata.generation ?? 0));
+}
+
+/** The plan: these actions and the condition change over the previous status (members as read). */
+export function result(
+  input: ProjectPlanInput,
+  actions: ProjectAction[],
+  change: ConditionChange,
+): ProjectPlan {
+  const { project, observed, now } = input;
+  const { members: previousMembers, ...previous } = project.status ?? {};
+  const members =
+    project.spec.members === undefined
+      ? undefined
+      : observed.shares === undefined
+        ? previousMembers
+        : membersStatus(observed.shares);
+  const reconcileAt = project.spec.suspend ? previous.lastHandledReconcileAt : reconcileRequest(project);
+  const status: ProjectStatus = {
+    ...previous,
+    ...(observed.project === undefined ? {} : { projectId: observed.project.id }),
+    ...ownerToRecord(previous.owner, observed.identity, observed.project !== undefined),
+    ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),
+    ...(members === undefined ? {} : { members }),
+    lastRequestId: observed.requestId,
+    observedGeneration: project.metadata.generation ?? 0,
+    conditions: applyConditionChange(previous.conditions, change, now),
+  };
+  const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
+  return { actions, status, stalled: isStalled };
+}
