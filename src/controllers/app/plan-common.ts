@@ -68,7 +68,10 @@ export function result(
     ...externalFields(observed.external),
     ...ownerToRecord(previous.owner, observed.identity, observed.external.app !== undefined),
     ...fields,
-    ...(observed.projectId === undefined || observed.external.app !== undefined
+    // The project an app is to be created in; once it exists, only a read or a move says where it is.
+    ...(observed.projectId === undefined ||
+    observed.external.app !== undefined ||
+    previous.appId !== undefined
       ? {}
       : { projectId: observed.projectId }),
     ...(reconcileAt === undefined ? {} : { lastHandledReconcileAt: reconcileAt }),

@@ -639,6 +639,14 @@ describe("planApp: deleting", () => {
     expect(plan(app, seen).actions).toEqual([]);
   });
 
+  it("keeps the project the app was last seen in while its spec names another (a move not made)", () => {
+    const { app, seen } = deleting({}, "running");
+    seen.projectId = "c".repeat(24);
+    seen.external.app = undefined;
+    seen.external.status = undefined;
+    expect(plan(app, seen).status.projectId).toBe(projectId);
+  });
+
   it("refuses to delete without apps:admin", () => {
     const { app, seen } = deleting({}, "stopped");
     seen.me = me(["apps:write"]);
