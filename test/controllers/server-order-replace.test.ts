@@ -47,14 +47,31 @@ describe("ServerOrder replace-server annotation and spec.autoReplace", () => {
 
   async function ordered(count: number, driftInterval = "10m") {
     const account = await env.setUp();
-    await env.startOperator({}, driftInterval);
+    const operator = await env.startOperator({}, driftInterval);
     await objects.create("serverorders", "batch", { ...spec, count });
     const ready = await objects.waitFor("serverorders", "batch", readyWithout(count), 30_000);
-    return { service: serviceHttp(env.baseUrl, account.token), servers: addressesOf(ready) };
+    return { service: serviceHttp(env.baseUrl, account.token), servers: addressesOf(ready), operator };
   }
 
   const annotate = (value: string, key = annotation) =>
     objects.patch("serverorders", "batch", { metadata: { annotations: { [key]: value } } });
+
+  it("after a restart, a request on a settled ServerOrder is handled at once, not at its spread first read", async () => {
+    const { servers, operator } = await ordered(1);
+    const [first = ""] = servers;
+    await operator.stop();
+    await env.startOperator({}, "10m");
+    await annotate(`${first}@after-restart`);
+    const askedAt = Date.now();
+    await objects.waitFor(
+      "serverorders",
+      "batch",
+      (o) => o?.status?.lastHandledReplaceServer === `${first}@after-restart`,
+      15_000,
+    );
+    expect(Date.now() - askedAt).toBeLessThan(15_000);
+    expect(replaced()).toHaveLength(1);
+  });
 
   it("replaces a server exactly once per token, echoes the request, and shows the new server", async () => {
     const { service, servers } = await ordered(2);

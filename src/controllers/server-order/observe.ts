@@ -1,6 +1,6 @@
 import { ConditionType, getCondition } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
-import { finalizer } from "../../api/meta.ts";
+import { annotations, finalizer } from "../../api/meta.ts";
 import type { ServerOrder } from "../../api/server-order.ts";
 import {
   type HostingClient,
@@ -13,7 +13,7 @@ import {
 } from "../../hosting/index.ts";
 import { resolveGridIds } from "../grid/grid-ref.ts";
 import { gridType } from "../grid/kind.ts";
-import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
+import { pendingRequest, reconcileRequest, requestValue } from "../shared/annotations.ts";
 import { connectForResource } from "../shared/connect.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import { stalledBy } from "../shared/failure.ts";
@@ -130,7 +130,7 @@ async function readService(
   }
   const orderId = serverOrder.status?.orderId;
   const generation = serverOrder.metadata.generation ?? 0;
-  const requested = pendingRequest(reconcileRequest(serverOrder), serverOrder.status?.lastHandledReconcileAt);
+  const requested = pendingRequests(serverOrder);
   // A replace call in flight (status.replacing) is finished at once, not at the spread first read.
   const settled =
     isSettled(serverOrder, generation) &&
@@ -161,7 +161,7 @@ function orderDue(
   knowledge: OrderKnowledge,
   orderId: string,
 ): boolean {
-  const request = pendingRequest(reconcileRequest(serverOrder), serverOrder.status?.lastHandledReconcileAt);
+  const request = pendingRequests(serverOrder);
   return (
     (knowledge.order !== undefined && knowledge.order.id !== orderId) ||
     // An order known (answered, adopted) but whose servers were never listed.
@@ -171,6 +171,20 @@ function orderDue(
     knowledge.orderDueAt === undefined ||
     knowledge.orderDueAt <= deps.now()
   );
+}
+
+/**
+ * The annotation requests not handled yet (a reconcile, a server to replace): each is answered
+ * from a fresh read of the order, never from the spread first read after a restart.
+ */
+function pendingRequests(serverOrder: ServerOrder): string | undefined {
+  const status = serverOrder.status;
+  const reconcile = pendingRequest(reconcileRequest(serverOrder), status?.lastHandledReconcileAt);
+  const replace = pendingRequest(
+    requestValue(serverOrder, annotations.replaceServer),
+    status?.lastHandledReplaceServer,
+  );
+  return reconcile === undefined && replace === undefined ? undefined : `${reconcile ?? ""} ${replace ?? ""}`;
 }
 
 /** Reads the order and (once it has any) its servers; schedules the next read. */
@@ -237,7 +251,7 @@ async function readOrder(
           transitions ? now + polls.powerMs : Number.POSITIVE_INFINITY,
         );
   knowledge.readGeneration = serverOrder.metadata.generation ?? 0;
-  knowledge.servedRequest = reconcileRequest(serverOrder);
+  knowledge.servedRequest = pendingRequests(serverOrder);
 }
 
 /** Server states berth looks at again soon: they end by themselves. */
