@@ -108,6 +108,38 @@ describe("berth operator that cannot work exits at once with one line saying wha
     expect(exit.ms).toBeLessThan(20_000);
   });
 
+  it("when --metrics-cert-dir holds no usable certificate, before dialling the cluster", async () => {
+    const certs = path.join(dir, "metrics-cert");
+    await mkdir(certs);
+    await writeFile(path.join(certs, "tls.crt"), "not a certificate");
+    await writeFile(path.join(certs, "tls.key"), "not a key");
+    const port = await closedPort();
+    const kubeconfig = await kubeconfigFor(dir, `https://127.0.0.1:${port}`);
+    const exit = await runOperator([
+      "--kubeconfig",
+      kubeconfig,
+      "--metrics-addr=127.0.0.1:0",
+      `--metrics-cert-dir=${certs}`,
+    ]);
+    expect(exit.code).toBe(1);
+    expect(plainLines(exit.stderr)).toEqual([
+      `berth operator: --metrics-cert-dir: ${certs}/tls.crt is not a PEM certificate; mount a kubernetes.io/tls Secret there (tls.crt and tls.key, as cert-manager writes them), or leave the flag out for a self-signed certificate`,
+    ]);
+    // Told at once, not after the unreachable API server's retries.
+    expect(exit.stderr).not.toContain("API server not reachable yet");
+
+    const absent = await runOperator([
+      "--kubeconfig",
+      kubeconfig,
+      "--metrics-addr=127.0.0.1:0",
+      `--metrics-cert-dir=${path.join(dir, "no-such-dir")}`,
+    ]);
+    expect(absent.code).toBe(1);
+    expect(plainLines(absent.stderr)).toEqual([
+      expect.stringMatching(/^berth operator: --metrics-cert-dir: \S+\/no-such-dir does not exist; mount/),
+    ]);
+  });
+
   describe("on a cluster without the berth CRDs", () => {
     let cluster: ControlPlane;
     beforeAll(async () => {
