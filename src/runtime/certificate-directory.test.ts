@@ -111,7 +111,8 @@ describe("CertificateDirectory", () => {
   it("serves the mounted certificate, verified by its CA, and the renewed one once the Secret changes", async () => {
     const ca = await certificateAuthority();
     const first = await ca.issue([serverName, `${serverName}.cluster.local`]);
-    await mountPair(dir, first, ca.cert);
+    // tls.crt as cert-manager may write it: the certificate, then the chain.
+    await mountPair(dir, { cert: `${first.cert}\n${ca.cert}\n`, key: first.key }, ca.cert);
     const warn = vi.fn();
     const watched = createLogger({ level: "silent" });
     watched.warn = warn as typeof watched.warn;

@@ -32,8 +32,8 @@ export class CertificateDirectory implements RenewedCertificate {
   readonly #dir: string;
   readonly #options: CertificateDirectoryOptions;
   #certificate: Certificate;
-  /** The last pair that failed the checks, so each bad pair is logged once, not every interval. */
-  #refused: string | undefined;
+  /** The last pair that failed the checks, and whether that was logged (once, and only if it lasts). */
+  #refused: { pair: string; logged: boolean } | undefined;
 
   private constructor(dir: string, certificate: Certificate, options: CertificateDirectoryOptions) {
     this.#dir = dir;
@@ -99,9 +99,18 @@ export class CertificateDirectory implements RenewedCertificate {
     }
   }
 
+  /**
+   * Logged when the same bad pair is read twice: the two files are read one after the other, so a
+   * read straddling the kubelet's swap of a renewed Secret can pair the old tls.crt with the new
+   * tls.key once, and the next read is right.
+   */
   #refuse(reason: string, pair: string): void {
-    if (this.#refused === pair) return;
-    this.#refused = pair;
+    if (this.#refused?.pair !== pair) {
+      this.#refused = { pair, logged: false };
+      return;
+    }
+    if (this.#refused.logged) return;
+    this.#refused.logged = true;
     this.#options.logger.warn(
       { dir: this.#dir, reason },
       "metrics certificate not reloaded; still serving the previous one",
