@@ -1,88 +1,16 @@
-import { KeyObject, webcrypto, X509Certificate } from "node:crypto";
+import { X509Certificate } from "node:crypto";
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { connect } from "node:tls";
-import "reflect-metadata";
-import {
-  BasicConstraintsExtension,
-  KeyUsageFlags,
-  KeyUsagesExtension,
-  SubjectAlternativeNameExtension,
-  X509CertificateGenerator,
-} from "@peculiar/x509";
 import { Registry } from "prom-client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { certificateAuthority, handshake } from "../../test/support/certificates.ts";
 import { createLogger } from "../telemetry/logger.ts";
 import { createMetrics } from "../telemetry/metrics.ts";
 import { CertificateDirectory, CertificateDirectoryError } from "./certificate-directory.ts";
 import { Manager } from "./manager.ts";
 
-type Provider = Parameters<typeof X509CertificateGenerator.create>[1];
-const provider = webcrypto as Provider;
-const ecdsa = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 const serverName = "berth-operator-metrics.berth-system.svc";
-
-interface Issued {
-  cert: string;
-  key: string;
-  serial: string;
-}
-
-const pem = (keys: webcrypto.CryptoKeyPair) =>
-  KeyObject.from(keys.privateKey).export({ type: "pkcs8", format: "pem" }).toString();
-
-/** A CA as cert-manager's bootstrap makes one, and a way to issue serving certificates from it. */
-async function certificateAuthority() {
-  const keys = await webcrypto.subtle.generateKey(ecdsa, true, ["sign", "verify"]);
-  const ca = await X509CertificateGenerator.createSelfSigned(
-    {
-      name: "CN=berth-metrics-ca",
-      keys,
-      signingAlgorithm: ecdsa,
-      extensions: [
-        new BasicConstraintsExtension(true, undefined, true),
-        new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign, true),
-      ],
-    },
-    provider,
-  );
-  return {
-    cert: ca.toString("pem"),
-    async issue(names: string[]): Promise<Issued> {
-      const leafKeys = await webcrypto.subtle.generateKey(ecdsa, true, ["sign", "verify"]);
-      const leaf = await X509CertificateGenerator.create(
-        {
-          subject: `CN=${names[0]}`,
-          issuer: ca.subject,
-          publicKey: leafKeys.publicKey,
-          signingKey: keys.privateKey,
-          signingAlgorithm: ecdsa,
-          extensions: [
-            new BasicConstraintsExtension(false),
-            new SubjectAlternativeNameExtension(names.map((value) => ({ type: "dns", value }))),
-          ],
-        },
-        provider,
-      );
-      return { cert: leaf.toString("pem"), key: pem(leafKeys), serial: leaf.serialNumber.toUpperCase() };
-    },
-  };
-}
-
-/** The chain a client trusting only `ca` accepts for `servername`, and the serial it was served. */
-async function handshake(address: string, ca: string, servername: string) {
-  const port = Number(address.slice(address.lastIndexOf(":") + 1));
-  return await new Promise<{ authorized: boolean; error?: string; serial: string }>((resolve, reject) => {
-    const socket = connect({ host: "127.0.0.1", port, ca, servername, rejectUnauthorized: false }, () => {
-      const serial = socket.getPeerCertificate().serialNumber;
-      const error = socket.authorizationError;
-      resolve({ authorized: socket.authorized, serial, ...(error ? { error: String(error) } : {}) });
-      socket.end();
-    });
-    socket.on("error", reject);
-  });
-}
 
 /** Writes a pair the way the kubelet updates a mounted Secret: a new dir, then `..data` swapped to it. */
 async function mountPair(dir: string, pair: { cert: string; key: string }, ca: string): Promise<void> {
@@ -170,7 +98,10 @@ describe("CertificateDirectory", () => {
     expect(await CertificateDirectory.load(missing, { logger }).catch((e: Error) => e.message)).toBe(
       `${missing} does not exist`,
     );
+    expect(await failure()).toBe(`${dir} has no tls.crt and has no tls.key`);
+    await writeFile(path.join(dir, "tls.key"), pair.key);
     expect(await failure()).toBe(`${dir} has no tls.crt`);
+    await rm(path.join(dir, "tls.key"));
     await writeFile(path.join(dir, "tls.crt"), pair.cert);
     expect(await failure()).toBe(`${dir} has no tls.key`);
     await writeFile(path.join(dir, "tls.key"), "not a key");

@@ -119,18 +119,18 @@ export class CertificateDirectory implements RenewedCertificate {
 }
 
 async function readPair(dir: string): Promise<Certificate> {
-  const [cert, key] = await Promise.all([readPart(dir, "tls.crt"), readPart(dir, "tls.key")]);
-  return { cert, key };
-}
-
-async function readPart(dir: string, name: string): Promise<string> {
-  try {
-    return await readFile(path.join(dir, name), "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const what = code === "ENOENT" ? "has no" : `cannot read (${code ?? "unknown error"})`;
-    throw new CertificateDirectoryError(`${dir} ${what} ${name}`);
-  }
+  const [cert, key] = await Promise.allSettled(
+    ["tls.crt", "tls.key"].map((name) => readFile(path.join(dir, name), "utf8")),
+  );
+  if (cert?.status === "fulfilled" && key?.status === "fulfilled")
+    return { cert: cert.value, key: key.value };
+  const problems = [cert, key].flatMap((read, i) => {
+    if (read?.status !== "rejected") return [];
+    const code = (read.reason as NodeJS.ErrnoException).code;
+    const name = i === 0 ? "tls.crt" : "tls.key";
+    return [code === "ENOENT" ? `has no ${name}` : `cannot read ${name} (${code ?? "unknown error"})`];
+  });
+  throw new CertificateDirectoryError(`${dir} ${problems.join(" and ")}`);
 }
 
 /** The pair's expiry (ISO), or a CertificateDirectoryError; messages never quote the files. */
