@@ -7,6 +7,7 @@ describe("operator configuration", () => {
       namespaces: [],
       metricsAddr: ":8080",
       metricsSecure: true,
+      metricsCertDir: undefined,
       healthAddr: ":8081",
       leaderElect: false,
       leaderElectionNamespace: "default",
@@ -45,6 +46,17 @@ describe("operator configuration", () => {
         name: "key",
       },
     );
+  });
+
+  it("refuses a metrics certificate directory for plain-HTTP metrics, and reads an empty one as none", () => {
+    const result = operatorConfigSchema.safeParse({ metricsCertDir: "/certs", metricsSecure: false });
+    expect(result.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`)).toEqual([
+      expect.stringMatching(/^metricsCertDir: needs --metrics-secure/),
+    ]);
+    expect(operatorConfigSchema.parse({ metricsCertDir: "", metricsSecure: false }).metricsCertDir).toBe(
+      undefined,
+    );
+    expect(operatorConfigSchema.parse({ metricsCertDir: "/certs" }).metricsCertDir).toBe("/certs");
   });
 
   it("names each bad setting and what to write instead", () => {

@@ -43,8 +43,7 @@ const labelSelector = z.string().superRefine((text, ctx) => {
   }
 });
 
-/** The operator's settings, as `berth operator` flags give them (see docs/operator.md). */
-export const operatorConfigSchema = z.object({
+const operatorSettings = z.object({
   /** Path of a kubeconfig; default: in-cluster, else $KUBECONFIG or ~/.kube/config. */
   kubeconfig: z.string().min(1).optional(),
   /** Namespaces to watch; all when empty. */
@@ -58,6 +57,14 @@ export const operatorConfigSchema = z.object({
   metricsAddr: z.string().default(":8080"),
   /** HTTPS, and only for bearer tokens allowed to `get` the non-resource URL /metrics. */
   metricsSecure: z.boolean().default(true),
+  /**
+   * A directory with `tls.crt` and `tls.key` (a mounted kubernetes.io/tls Secret) to serve
+   * /metrics with, re-read as they are renewed; a self-signed certificate made at start otherwise.
+   */
+  metricsCertDir: z
+    .string()
+    .optional()
+    .transform((dir) => (dir === "" ? undefined : dir)),
   healthAddr: z.string().default(":8081"),
   leaderElect: z.boolean().default(false),
   leaderElectionNamespace: z.string().min(1).default("default"),
@@ -90,6 +97,16 @@ export const operatorConfigSchema = z.object({
   startTimeout: duration.prefault("1m"),
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),
 });
+
+/** The operator's settings, as `berth operator` flags give them (see docs/operator.md). */
+export const operatorConfigSchema = operatorSettings.refine(
+  (config) => config.metricsCertDir === undefined || config.metricsSecure,
+  {
+    path: ["metricsCertDir"],
+    message:
+      "needs --metrics-secure: with --metrics-secure=false /metrics is plain HTTP and the certificate would go unused",
+  },
+);
 
 export type OperatorConfigInput = z.input<typeof operatorConfigSchema>;
 export type OperatorConfig = z.output<typeof operatorConfigSchema>;

@@ -8,6 +8,8 @@ import { createResourceMetrics } from "../controllers/shared/metrics.ts";
 import { ResourceBudget } from "../controllers/shared/resource-budget.ts";
 import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
 import {
+  CertificateDirectory,
+  CertificateDirectoryError,
   type ClusterAccess,
   type ConnectionSource,
   Controller,
@@ -78,6 +80,11 @@ export async function startOperator(
   }
   const config = parsed.data;
   const { logger, registry } = deps;
+  // Before the cluster is dialled: a wrong mount is told at once, not after the API server's retries.
+  const mountedCertificate =
+    config.metricsAddr !== "" && config.metricsSecure && config.metricsCertDir !== undefined
+      ? await loadMetricsCertificate(config.metricsCertDir, logger)
+      : undefined;
   const kube = new KubeClient(
     deps.kubeConfig ??
       (await KubeconfigSource.load(config.kubeconfig === undefined ? {} : { path: config.kubeconfig })),
@@ -100,7 +107,7 @@ export async function startOperator(
     ...(config.healthAddr === "" ? {} : { healthAddr: config.healthAddr }),
     ...(config.metricsAddr === "" ? {} : { metricsAddr: config.metricsAddr }),
     ...(config.metricsAddr !== "" && config.metricsSecure
-      ? { metricsSecurity: await metricsSecurity(kube, deps.metricsReviewCache) }
+      ? { metricsSecurity: await metricsSecurity(kube, mountedCertificate, deps.metricsReviewCache) }
       : {}),
     ...(config.leaderElect
       ? {
@@ -231,14 +238,32 @@ export async function startOperator(
   };
 }
 
-/** HTTPS with a self-signed certificate (Prometheus scrapes with insecureSkipVerify), for allowed tokens only. */
-async function metricsSecurity(kube: KubeClient, cache?: ReviewCacheOptions): Promise<ServerSecurity> {
+/**
+ * HTTPS for allowed tokens only, with the mounted certificate (cert-manager's, which Prometheus
+ * verifies), else a self-signed one (which it can only skip verifying).
+ */
+async function metricsSecurity(
+  kube: KubeClient,
+  mounted: CertificateDirectory | undefined,
+  cache?: ReviewCacheOptions,
+): Promise<ServerSecurity> {
+  const authorize = kubeAuthorizer(kube, cache);
+  if (mounted !== undefined) return { tls: mounted, authorize };
   // Loaded only here: the X.509 library stays out of an operator serving plain metrics.
   const { selfSignedCertificate } = await import("../runtime/self-signed.ts");
-  return {
-    tls: await selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]),
-    authorize: kubeAuthorizer(kube, cache),
-  };
+  return { tls: await selfSignedCertificate([hostname(), "localhost", "127.0.0.1", "::1"]), authorize };
+}
+
+async function loadMetricsCertificate(dir: string, logger: Logger): Promise<CertificateDirectory> {
+  try {
+    return await CertificateDirectory.load(dir, { logger });
+  } catch (error) {
+    if (!(error instanceof CertificateDirectoryError)) throw error;
+    throw new StartupError(
+      "metrics_certificate_unusable",
+      `--metrics-cert-dir: ${error.message}; mount a kubernetes.io/tls Secret there (tls.crt and tls.key, as cert-manager writes them), or leave the flag out for a self-signed certificate`,
+    );
+  }
 }
 
 /** Every informer synced, or a StartupError naming those that did not within `timeoutMs` (controller-runtime's CacheSyncTimeout). */

@@ -11,7 +11,8 @@ export class StartupError extends Error {
     | "crds_missing"
     | "crds_outdated"
     | "access_refused"
-    | "caches_not_synced";
+    | "caches_not_synced"
+    | "metrics_certificate_unusable";
 
   constructor(code: StartupError["code"], message: string) {
     super(message);

@@ -2,6 +2,11 @@
 
 export { patchAnnotations } from "./annotations.ts";
 export {
+  CertificateDirectory,
+  CertificateDirectoryError,
+  type RenewedCertificate,
+} from "./certificate-directory.ts";
+export {
   type ClusterAccess,
   type Connection,
   type ConnectionSource,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { RenewedCertificate } from "./certificate-directory.ts";
 import type { Authorizer } from "./metrics-auth.ts";
 import type { Certificate } from "./self-signed.ts";
 
@@ -34,22 +35,35 @@ export type Route = () => Promise<{ status: number; body: string; contentType?: 
 
 /** HTTPS, and every request authorized before it is routed. */
 export interface ServerSecurity {
-  tls: Certificate;
+  /** A fixed certificate, or one whose renewals are served from the next handshake on. */
+  tls: Certificate | RenewedCertificate;
   authorize: Authorizer;
 }
 
 /** A tiny HTTP(S) server answering GET on fixed paths; anything else is 404. */
 export class ProbeServer {
   readonly #server: Server | HttpsServer;
+  readonly #renewed: RenewedCertificate | undefined;
+  #unwatch: (() => void) | undefined;
 
   constructor(routes: Record<string, Route>, security?: ServerSecurity) {
     const handler = (request: IncomingMessage, response: ServerResponse) =>
       void answer(routes, request, response, security?.authorize);
-    this.#server = security === undefined ? createServer(handler) : createHttpsServer(security.tls, handler);
+    if (security === undefined) {
+      this.#server = createServer(handler);
+      return;
+    }
+    const { tls } = security;
+    this.#renewed = "current" in tls ? tls : undefined;
+    this.#server = createHttpsServer("current" in tls ? tls.current() : tls, handler);
   }
 
   async listen(address: string): Promise<string> {
     const { host, port } = parseAddress(address);
+    const server = this.#server;
+    if (this.#renewed !== undefined && "setSecureContext" in server) {
+      this.#unwatch ??= this.#renewed.watch((certificate) => server.setSecureContext(certificate));
+    }
     await new Promise<void>((resolve, reject) => {
       this.#server.once("error", reject);
       this.#server.listen(port, host, () => {
@@ -62,6 +76,8 @@ export class ProbeServer {
   }
 
   async close(): Promise<void> {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
     if (!this.#server.listening) return;
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));

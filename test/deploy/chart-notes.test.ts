@@ -77,6 +77,28 @@ describe("the chart's NOTES.txt", () => {
     expectNamedObjectsExist(notes, objects);
   });
 
+  it("with cert-manager's metrics certificate: what Prometheus verifies, and a curl that verifies it too", async () => {
+    const { notes, objects } = await helm.dryRunInstall(
+      ["--set=metrics.certManager.enabled=true", "--set=metrics.serviceMonitor.enabled=true"],
+      "ops",
+      "berth",
+    );
+    expect(notes).toContain("HTTPS with cert-manager's certificate for berth-operator-metrics.ops.svc");
+    expect(notes).toContain("verifies the certificate against ca.crt of Secret berth-metrics-cert");
+    expect(notes).not.toContain("self-signed");
+    expect(notes).not.toContain("curl -sk");
+    expect(notes).toContain(
+      "curl -s --cacert berth-metrics-ca.crt --connect-to berth-operator-metrics.ops.svc:8443:localhost:8443",
+    );
+    // The Secret the notes read ca.crt from is the one cert-manager writes for the chart's Certificate.
+    const certificate = objects.find(
+      (o) => o.kind === "Certificate" && o.metadata.name === "berth-metrics-cert",
+    );
+    expect((certificate?.spec as { secretName?: string } | undefined)?.secretName).toBe("berth-metrics-cert");
+    expect(notes).toContain("get secret berth-metrics-cert -o jsonpath='{.data.ca\\.crt}'");
+    expectNamedObjectsExist(notes, objects);
+  });
+
   it("without default credentials or secure metrics, says each namespace needs a key and metrics are plain HTTP", async () => {
     const { notes, objects } = await helm.dryRunInstall([
       "--set=defaultCredentials=false",

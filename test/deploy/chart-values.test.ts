@@ -51,6 +51,11 @@ describe("values.schema.json", () => {
       "at '/metrics/serviceMonitor': additional properties 'intervall'",
     ],
     [
+      "a field of the cert-manager issuer",
+      "--set=metrics.certManager.issuerRef.nmae=company-ca",
+      "at '/metrics/certManager/issuerRef': additional properties 'nmae'",
+    ],
+    [
       "a field of a list item",
       "--set=tolerations[0].efect=NoSchedule",
       "at '/tolerations/0': additional properties 'efect'",

@@ -19,6 +19,13 @@ let helm: Helm;
 const template = (values: string[], namespace?: string, release?: string) =>
   helm.template(values, namespace, release);
 
+/** Metrics over a cert-manager certificate that Prometheus verifies (needs metrics.secure, the default). */
+const certManager = [
+  "--set=metrics.certManager.enabled=true",
+  "--set=metrics.serviceMonitor.enabled=true",
+  "--set=sharding.shards={shard1}",
+];
+
 const nonDefault = [
   "--set=replicas=3",
   "--set=image.tag=9.9.9",
@@ -63,9 +70,9 @@ beforeAll(async () => {
   helm = await Helm.start();
   const { objects } = await render("base");
   await applyForReal(JSON.stringify(findObject(objects, "Namespace")));
-  await applyForReal(
-    await readFile(path.join(import.meta.dirname, "fixtures", "monitoring-crds.yaml"), "utf8"),
-  );
+  for (const fixture of ["monitoring-crds.yaml", "cert-manager-crds.yaml"]) {
+    await applyForReal(await readFile(path.join(import.meta.dirname, "fixtures", fixture), "utf8"));
+  }
   for (const name of ["helm-team-a", "helm-team-b"]) {
     await applyForReal(JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } }));
   }
@@ -74,6 +81,8 @@ beforeAll(async () => {
     "--for=condition=Established",
     "--timeout=30s",
     "crd/servicemonitors.monitoring.coreos.com",
+    "crd/certificates.cert-manager.io",
+    "crd/issuers.cert-manager.io",
   ]);
 });
 
@@ -82,8 +91,8 @@ afterAll(async () => {
 });
 
 describe("the Helm chart deploy/helm/berth", () => {
-  it("passes helm lint --strict, with default and non-default values", async () => {
-    for (const values of [[], nonDefault]) {
+  it("passes helm lint --strict, with default and non-default values and with cert-manager", async () => {
+    for (const values of [[], nonDefault, certManager]) {
       const { stdout } = await helm.run(["lint", "--strict", chart, ...values]);
       expect(stdout).toContain("1 chart(s) linted, 0 chart(s) failed");
     }
@@ -92,6 +101,7 @@ describe("the Helm chart deploy/helm/berth", () => {
   it.each([
     ["default values", []],
     ["non-default values", nonDefault],
+    ["cert-manager's metrics certificate", certManager],
   ])("renders with %s, and the apiserver accepts every object without a warning", async (_, values) => {
     const { yaml, objects } = await template(values);
     const { stdout, stderr } = await dryRunApply(yaml);

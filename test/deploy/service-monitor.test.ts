@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Helm } from "./chart.ts";
+import { Helm, outcome } from "./chart.ts";
 import { findObject, type Manifest, render } from "./helpers.ts";
 
 /**
@@ -89,5 +89,123 @@ describe("the ServiceMonitor's credentials", () => {
 
     const off = await helm.template([]);
     expect(off.objects.filter((o) => o.metadata.name.includes("metrics-scraper"))).toEqual([]);
+  });
+});
+
+interface CertificateSpec {
+  secretName: string;
+  dnsNames: string[];
+  isCA?: boolean;
+  issuerRef: { name: string; kind: string; group: string };
+}
+
+interface OperatorPod {
+  volumes: { name: string; secret?: { secretName: string } }[];
+  containers: { args: string[]; volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[] }[];
+}
+
+const certificate = (objects: Manifest[], name: string) =>
+  findObject(objects, "Certificate", name).spec as CertificateSpec;
+
+/** The directory the operator is told to serve from, after checking it is where the Secret is mounted. */
+function mountedCertificateSecret(deployment: Manifest): string {
+  const pod = (deployment.spec as { template: { spec: OperatorPod } }).template.spec;
+  const [container] = pod.containers;
+  const dirs = container?.args.filter((a) => a.startsWith("--metrics-cert-dir=")) ?? [];
+  expect(dirs).toHaveLength(1);
+  const dir = dirs[0]?.slice("--metrics-cert-dir=".length);
+  const mount = container?.volumeMounts.find((m) => m.mountPath === dir);
+  expect(mount?.readOnly).toBe(true);
+  const volume = pod.volumes.find((v) => v.name === mount?.name);
+  return volume?.secret?.secretName ?? "";
+}
+
+describe("verified TLS with cert-manager (metrics.certManager.enabled)", () => {
+  const enabled = ["--set=metrics.serviceMonitor.enabled=true", "--set=metrics.certManager.enabled=true"];
+
+  it("bootstraps a CA, certifies the Service's names, mounts the Secret and verifies it in the ServiceMonitor", async () => {
+    const { objects } = await helm.template(enabled, "monitoring-a", "team-a");
+    const service = findObject(objects, "Service", "team-a-berth-operator-metrics");
+    const serverName = `${service.metadata.name}.monitoring-a.svc`;
+
+    // cert-manager's bootstrap: self-signed Issuer → CA Certificate → Issuer of that CA.
+    const selfSigned = findObject(objects, "Issuer", "team-a-berth-metrics-selfsigned");
+    expect(selfSigned.spec).toEqual({ selfSigned: {} });
+    const ca = certificate(objects, "team-a-berth-metrics-ca");
+    expect(ca.isCA).toBe(true);
+    expect(ca.issuerRef).toEqual({
+      name: "team-a-berth-metrics-selfsigned",
+      kind: "Issuer",
+      group: "cert-manager.io",
+    });
+    const caIssuer = findObject(objects, "Issuer", "team-a-berth-metrics-ca");
+    expect(caIssuer.spec).toEqual({ ca: { secretName: ca.secretName } });
+
+    const serving = certificate(objects, "team-a-berth-metrics-cert");
+    expect(serving.issuerRef).toEqual({
+      name: caIssuer.metadata.name,
+      kind: "Issuer",
+      group: "cert-manager.io",
+    });
+    expect(serving.dnsNames).toEqual([serverName, `${serverName}.cluster.local`]);
+    for (const kind of ["Issuer", "Certificate"]) {
+      for (const o of objects.filter((object) => object.kind === kind)) {
+        expect(o.metadata.namespace, `${kind} ${o.metadata.name}`).toBe("monitoring-a");
+      }
+    }
+
+    // The operator serves the Secret cert-manager writes.
+    expect(mountedCertificateSecret(findObject(objects, "Deployment", "team-a-berth-operator"))).toBe(
+      serving.secretName,
+    );
+
+    // Prometheus verifies it: the CA from that Secret, the name it was issued for, no skipping.
+    const [endpoint] = endpoints(objects);
+    expect(endpoint?.tlsConfig).toEqual({
+      ca: { secret: { name: serving.secretName, key: "ca.crt" } },
+      serverName,
+    });
+    expect(expectOwnScraperToken(objects, "monitoring-a", "team-a-berth-metrics-reader")).toBe(
+      "team-a-berth-metrics-scraper",
+    );
+  });
+
+  it("uses the issuer given instead of bootstrapping one, in every shard's Deployment", async () => {
+    const { objects } = await helm.template([
+      ...enabled,
+      "--set=metrics.certManager.issuerRef.name=company-ca",
+      "--set=metrics.certManager.issuerRef.kind=ClusterIssuer",
+      "--set=sharding.shards={shard1}",
+    ]);
+    expect(objects.filter((o) => o.kind === "Issuer")).toEqual([]);
+    expect(objects.filter((o) => o.kind === "Certificate").map((o) => o.metadata.name)).toEqual([
+      "berth-metrics-cert",
+    ]);
+    expect(certificate(objects, "berth-metrics-cert").issuerRef).toEqual({
+      name: "company-ca",
+      kind: "ClusterIssuer",
+      group: "cert-manager.io",
+    });
+    const deployments = objects.filter((o) => o.kind === "Deployment");
+    expect(deployments.map((d) => d.metadata.name)).toEqual(["berth-operator", "berth-operator-shard1"]);
+    for (const deployment of deployments) {
+      expect(mountedCertificateSecret(deployment), deployment.metadata.name).toBe("berth-metrics-cert");
+    }
+  });
+
+  it("without it, keeps the self-signed certificate, unverified, and no cert-manager objects", async () => {
+    const { objects } = await helm.template(["--set=metrics.serviceMonitor.enabled=true"]);
+    expect(endpoints(objects)[0]?.tlsConfig).toEqual({ insecureSkipVerify: true });
+    expect(objects.filter((o) => o.kind === "Certificate" || o.kind === "Issuer")).toEqual([]);
+    const deployment = findObject(objects, "Deployment", "berth-operator");
+    const pod = (deployment.spec as { template: { spec: OperatorPod } }).template.spec;
+    expect(pod.containers[0]?.args.some((a) => a.startsWith("--metrics-cert-dir"))).toBe(false);
+    expect(pod.volumes.map((v) => v.name)).toEqual(["tmp"]);
+  });
+
+  it("refuses it with plain-HTTP metrics, saying why", async () => {
+    const refused = await outcome(helm.template([...enabled, "--set=metrics.secure=false"]));
+    expect(refused.ok).toBe(false);
+    expect(refused.text).toContain("metrics.certManager.enabled needs metrics.secure");
   });
 });

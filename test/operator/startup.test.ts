@@ -4,12 +4,14 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { crdDirectory } from "../../src/api/crd/files.ts";
 import { installCrds } from "../../src/api/install.ts";
 import { crdRevision } from "../../src/api/meta.ts";
 import { type ControlPlane, startControlPlane } from "../../src/control-plane/control-plane.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
+import { certificateAuthority, handshake } from "../support/certificates.ts";
+import { spawnOperator } from "../support/operator-process.ts";
 
 interface Exit {
   code: number | null;
@@ -108,7 +110,39 @@ describe("berth operator that cannot work exits at once with one line saying wha
     expect(exit.ms).toBeLessThan(20_000);
   });
 
-  describe("on a cluster without the berth CRDs", () => {
+  it("when --metrics-cert-dir holds no usable certificate, before dialling the cluster", async () => {
+    const certs = path.join(dir, "metrics-cert");
+    await mkdir(certs);
+    await writeFile(path.join(certs, "tls.crt"), "not a certificate");
+    await writeFile(path.join(certs, "tls.key"), "not a key");
+    const port = await closedPort();
+    const kubeconfig = await kubeconfigFor(dir, `https://127.0.0.1:${port}`);
+    const exit = await runOperator([
+      "--kubeconfig",
+      kubeconfig,
+      "--metrics-addr=127.0.0.1:0",
+      `--metrics-cert-dir=${certs}`,
+    ]);
+    expect(exit.code).toBe(1);
+    expect(plainLines(exit.stderr)).toEqual([
+      `berth operator: --metrics-cert-dir: ${certs}/tls.crt is not a PEM certificate; mount a kubernetes.io/tls Secret there (tls.crt and tls.key, as cert-manager writes them), or leave the flag out for a self-signed certificate`,
+    ]);
+    // Told at once, not after the unreachable API server's retries.
+    expect(exit.stderr).not.toContain("API server not reachable yet");
+
+    const absent = await runOperator([
+      "--kubeconfig",
+      kubeconfig,
+      "--metrics-addr=127.0.0.1:0",
+      `--metrics-cert-dir=${path.join(dir, "no-such-dir")}`,
+    ]);
+    expect(absent.code).toBe(1);
+    expect(plainLines(absent.stderr)).toEqual([
+      expect.stringMatching(/^berth operator: --metrics-cert-dir: \S+\/no-such-dir does not exist; mount/),
+    ]);
+  });
+
+  describe("on a cluster of its own, at first without the berth CRDs", () => {
     let cluster: ControlPlane;
     beforeAll(async () => {
       // Its own control plane: the shared one has the CRDs installed by other tests.
@@ -156,6 +190,43 @@ describe("berth operator that cannot work exits at once with one line saying wha
       );
       expect(current.stderr).toContain('"msg":"operator started"');
       expect(current.code, current.stderr.slice(-2000)).toBe(0);
+    });
+
+    it("with the CRDs, serves /metrics with the --metrics-cert-dir certificate, which its CA verifies", async () => {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(cluster.kubeconfigPath);
+      await installCrds(kubeConfig);
+      const ca = await certificateAuthority();
+      const serverName = "berth-operator-metrics.berth-system.svc";
+      const leaf = await ca.issue([serverName]);
+      const certs = path.join(dir, "issued-cert");
+      await mkdir(certs);
+      await writeFile(path.join(certs, "tls.crt"), leaf.cert);
+      await writeFile(path.join(certs, "tls.key"), leaf.key);
+      const operator = spawnOperator("src/main.ts", [
+        "--kubeconfig",
+        cluster.kubeconfigPath,
+        "--metrics-addr=127.0.0.1:0",
+        `--metrics-cert-dir=${certs}`,
+      ]);
+      try {
+        const address = await vi.waitFor(
+          () => {
+            const match = /metrics https:\/\/(\S+)\/metrics/.exec(operator.output());
+            if (match?.[1] === undefined)
+              throw new Error(`not running yet:\n${operator.output().slice(-2000)}`);
+            return match[1];
+          },
+          { timeout: 30_000, interval: 100 },
+        );
+        expect(await handshake(address, ca.cert, serverName)).toEqual({
+          authorized: true,
+          serial: leaf.serial,
+        });
+      } finally {
+        operator.kill("SIGTERM");
+      }
+      expect(await operator.exited, operator.output().slice(-2000)).toBe(0);
     });
   });
 });

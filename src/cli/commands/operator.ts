@@ -39,6 +39,10 @@ export const operatorCommand = defineCommand({
         "serve /metrics over HTTPS to bearer tokens allowed to get /metrics (TokenReview, SubjectAccessReview); --metrics-secure=false: plain HTTP (default true)",
       type: "boolean",
     },
+    "metrics-cert-dir": {
+      description:
+        "directory with tls.crt and tls.key (a mounted kubernetes.io/tls Secret, e.g. cert-manager's) to serve /metrics with; re-read every 10 s, so a renewed certificate is served without a restart (default: a self-signed certificate made at start)",
+    },
     "health-addr": {
       description: 'address of the /healthz and /readyz server (default ":8081"; empty: off)',
     },
@@ -87,6 +91,7 @@ export const operatorCommand = defineCommand({
       hostingBaseUrl: z.string().optional(),
       metricsAddr: z.string().optional(),
       metricsSecure: booleanish.default(true),
+      metricsCertDir: z.string().optional(),
       healthAddr: z.string().optional(),
       leaderElect: booleanish.default(false),
       leaderElectionNamespace: z.string().optional(),

@@ -53,3 +53,18 @@ app.kubernetes.io/component: operator
 {{- end }}
 {{- toYaml $affinity }}
 {{- end }}
+
+{{/* Whether the operator serves cert-manager's certificate for /metrics (and Prometheus verifies it). */}}
+{{- define "berth.metricsCertManaged" -}}
+{{- if and .Values.metrics.secure .Values.metrics.certManager.enabled }}true{{ end }}
+{{- end }}
+
+{{/* The Secret cert-manager writes the metrics serving certificate to (tls.crt, tls.key, ca.crt). */}}
+{{- define "berth.metricsCertSecret" -}}
+{{ include "berth.name" . }}-metrics-cert
+{{- end }}
+
+{{/* The metrics Service's DNS name, which the certificate is for and Prometheus checks. */}}
+{{- define "berth.metricsServerName" -}}
+{{ include "berth.name" . }}-operator-metrics.{{ .Release.Namespace }}.svc
+{{- end }}
