@@ -175,6 +175,7 @@ describe("the chaos plan", () => {
         "ServerOrder hibernated",
         "ServerOrder replace-server annotation",
         "ServerOrder grid switched",
+        "ServerOrder count shrunk",
         "a server failed at the service",
       ]),
     );

@@ -346,7 +346,7 @@ function planOrder(
 /**
  * One to four day-2 changes of an approved order within `window`: count grown or shrunk, approval
  * withdrawn and given again, hibernate then wake, a server replaced by annotation or failing at
- * the service, its grid switched to one that outlives it. `maxCount`: the most servers it asks for.
+ * the service, its grid switched (to one that outlives it) and set back. `maxCount`: the most servers it asks for.
  */
 function planOrderDay2(
   random: Random,
@@ -394,8 +394,12 @@ function planOrderDay2(
         updates.push({ at, what: "a server failed at the service", type: "failServer" });
         break;
       default: {
+        // Grids are fixed once ordered: the order stalls (ImmutableAfterOrder) until the spec is set back.
         const other = grid === undefined ? undefined : otherGrids[random.int(0, otherGrids.length - 1)];
-        if (other !== undefined) patch(at, "ServerOrder grid switched", { gridRefs: [{ name: other.name }] });
+        if (other === undefined || grid === undefined || undoAt >= to - 0.5) break;
+        patch(at, "ServerOrder grid switched", { gridRefs: [{ name: other.name }] });
+        patch(undoAt, "ServerOrder grid set back", { gridRefs: [{ name: grid.name }] });
+        at = undoAt;
       }
     }
   }
