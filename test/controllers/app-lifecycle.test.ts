@@ -4,13 +4,14 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { kubeconfigPath } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { type Account, condition, hasCondition, useOperatorEnvironment } from "./support.ts";
+import { type Account, condition, hasCondition, useOperatorEnvironment, withSamples } from "./support.ts";
 
 const run = promisify(execFile);
 const source = { provider: "github", repository: "example/web", branch: "main" };
 
 describe("App lifecycle against the simulator", () => {
-  const env = useOperatorEnvironment();
+  // Repository Apps send a source, whose field names the spec doesn't show.
+  const env = useOperatorEnvironment(withSamples);
 
   async function projectAndOperator() {
     const account = await env.setUp();
