@@ -117,8 +117,11 @@ describe("the Secret cache: only the Secrets berth's resources read", () => {
   it("releases a Secret that carries berth's finalizer but that no resource reads, once it is deleted", async () => {
     const owner = await env.setUp();
     // Left behind by resources that moved to other credentials while no operator ran.
-    await env.putSecret("old-key", { apiKey: owner.token, baseUrl: env.baseUrl });
-    await env.addSecretFinalizer("old-key", "berth.dev/credentials-in-use");
+    for (const name of ["old-key", "deleted-meanwhile"]) {
+      await env.putSecret(name, { apiKey: owner.token, baseUrl: env.baseUrl });
+      await env.addSecretFinalizer(name, "berth.dev/credentials-in-use");
+    }
+    await env.deleteSecret("deleted-meanwhile");
     const recorded = await startRecorded();
     await sleep(500);
     expect(secretsRead(recorded.requests).has("old-key")).toBe(false);
@@ -127,6 +130,12 @@ describe("the Secret cache: only the Secrets berth's resources read", () => {
     await until(
       async () => (await env.secretFinalizers("old-key")) === undefined,
       "the Secret released and gone",
+    );
+    // Deleted while no operator ran, it is released once something changes it (README: Troubleshooting).
+    await env.annotateSecret("deleted-meanwhile", { "berth.dev/touched": "1" });
+    await until(
+      async () => (await env.secretFinalizers("deleted-meanwhile")) === undefined,
+      "the Secret deleted meanwhile released and gone",
     );
   });
 });
