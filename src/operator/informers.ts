@@ -1,5 +1,4 @@
-import type { Informer, KubeClient, ResourceType } from "../runtime/index.ts";
-import { Informer as InformerClass } from "../runtime/index.ts";
+import { Informer, type KubeClient, type ObjectCache, type ResourceType } from "../runtime/index.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { WatchMetrics } from "../telemetry/metrics.ts";
 
@@ -9,34 +8,43 @@ export interface InformerSetOptions {
   metrics: WatchMetrics;
   /** Namespaces to watch (all when empty). */
   namespaces: readonly string[];
-  /** Extra namespaces for Secrets: the default credentials Secret may live outside the watched ones. */
-  secretNamespaces: readonly string[];
   /** Each new informer is handed here (the manager runs it). */
-  register(informer: Informer): void;
+  register(informer: ObjectCache): void;
 }
 
-/** One shared informer per resource type, made on first request; none may be added once started. */
+function typeKey(type: ResourceType): string {
+  return `${type.group}/${type.version}/${type.plural}`;
+}
+
+/**
+ * One shared cache per resource type: an Informer made on first request, or one given with `use`
+ * (the Secret cache); none may be added once started.
+ */
 export class InformerSet {
   readonly #options: InformerSetOptions;
-  readonly #informers = new Map<string, Informer>();
+  readonly #informers = new Map<string, ObjectCache>();
   #sealed = false;
 
   constructor(options: InformerSetOptions) {
     this.#options = options;
   }
 
-  get(type: ResourceType): Informer {
-    const key = `${type.group}/${type.version}/${type.plural}`;
-    const existing = this.#informers.get(key);
+  get(type: ResourceType): ObjectCache {
+    const existing = this.#informers.get(typeKey(type));
     if (existing !== undefined) return existing;
-    if (this.#sealed) throw new Error(`informer for ${type.plural} requested after the operator started`);
-    const { client, logger, metrics, namespaces, secretNamespaces } = this.#options;
-    const isSecret = type.group === "" && type.plural === "secrets";
-    const scope = namespaces.length === 0 ? [] : isSecret ? [...namespaces, ...secretNamespaces] : namespaces;
-    const informer = new InformerClass({ client, type, logger, metrics, namespaces: scope });
-    this.#informers.set(key, informer);
-    this.#options.register(informer);
-    return informer;
+    const { client, logger, metrics, namespaces } = this.#options;
+    return this.use(new Informer({ client, type, logger, metrics, namespaces }));
+  }
+
+  /** Serves `cache` for its type (made by the caller: a cache that keeps less than an Informer). */
+  use<C extends ObjectCache>(cache: C): C {
+    const key = typeKey(cache.type);
+    if (this.#sealed)
+      throw new Error(`informer for ${cache.type.plural} requested after the operator started`);
+    if (this.#informers.has(key)) throw new Error(`a cache for ${cache.type.plural} exists already`);
+    this.#informers.set(key, cache);
+    this.#options.register(cache);
+    return cache;
   }
 
   /** No more informers: the manager has started them all. */
@@ -44,7 +52,7 @@ export class InformerSet {
     this.#sealed = true;
   }
 
-  all(): Informer[] {
+  all(): ObjectCache[] {
     return [...this.#informers.values()];
   }
 }

@@ -1,11 +1,15 @@
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import { group } from "../api/meta.ts";
+import { holdsCredentialsFinalizer } from "../controllers/credentials/usage.ts";
+import type { CredentialSettings } from "../controllers/shared/credentials.ts";
 import { type ControllerSettings, defaultSettings } from "../controllers/shared/deps.ts";
 import { HostingAccess } from "../controllers/shared/hosting-access.ts";
 import { IdentityCache } from "../controllers/shared/identity.ts";
 import { createResourceMetrics } from "../controllers/shared/metrics.ts";
 import { ResourceBudget } from "../controllers/shared/resource-budget.ts";
+import { SecretUsers } from "../controllers/shared/secret-users.ts";
+import { secretType } from "../controllers/shared/secrets.ts";
 import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
 import {
   CertificateDirectory,
@@ -14,22 +18,23 @@ import {
   type ConnectionSource,
   Controller,
   controllerRateLimiter,
+  DemandCache,
   EventRecorder,
   HeapTrimmer,
-  type Informer,
   KubeClient,
   KubeconfigSource,
   kubeAuthorizer,
   kubeEventSink,
   Manager,
+  type ObjectCache,
   type ReviewCacheOptions,
   type ServerSecurity,
 } from "../runtime/index.ts";
 import { createCostMetrics } from "../telemetry/cost-metrics.ts";
 import { createHostingMetrics } from "../telemetry/hosting-metrics.ts";
 import type { Logger } from "../telemetry/logger.ts";
-import { createDriftMetrics, createMetrics } from "../telemetry/metrics.ts";
-import { type OperatorConfigInput, operatorConfigSchema } from "./config.ts";
+import { createDriftMetrics, createMetrics, type WatchMetrics } from "../telemetry/metrics.ts";
+import { type OperatorConfig, type OperatorConfigInput, operatorConfigSchema } from "./config.ts";
 import { controllers } from "./controllers.ts";
 import { InformerSet } from "./informers.ts";
 import { preflight, StartupError } from "./preflight.ts";
@@ -128,9 +133,15 @@ export async function startOperator(
     logger,
     metrics: metrics.watch,
     namespaces: config.namespaces,
-    secretNamespaces: config.defaultCredentials === undefined ? [] : [config.defaultCredentials.namespace],
     register: (informer) => manager.addInformer(informer),
   });
+  const credentials = { defaultSecret: config.defaultCredentials, defaultBaseUrl: config.hostingBaseUrl };
+  const secrets = secretUsers(
+    informers,
+    { client: kube, logger, metrics: metrics.watch },
+    config,
+    credentials,
+  );
   const hostingMetrics = createHostingMetrics(registry);
   const hosting = new HostingAccess(
     createHostingClientCache({
@@ -160,7 +171,8 @@ export async function startOperator(
   const controllerDeps = {
     kube,
     hosting,
-    credentials: { defaultSecret: config.defaultCredentials, defaultBaseUrl: config.hostingBaseUrl },
+    credentials,
+    secrets,
     recorder,
     logger,
     resourceMetrics,
@@ -239,6 +251,33 @@ export async function startOperator(
 }
 
 /**
+ * The Secret cache and who reads what: only the Secrets berth's resources read (and those still
+ * carrying its finalizer) are read and kept; the others are seen as metadata passing by.
+ */
+function secretUsers(
+  informers: InformerSet,
+  api: { client: KubeClient; logger: Logger; metrics: WatchMetrics },
+  config: OperatorConfig,
+  credentials: CredentialSettings,
+): SecretUsers {
+  const scope = config.namespaces.length === 0 ? [] : [...config.namespaces];
+  // The default credentials Secret may live outside the watched namespaces.
+  if (scope.length > 0 && config.defaultCredentials !== undefined)
+    scope.push(config.defaultCredentials.namespace);
+  const cache = informers.use(
+    new DemandCache({
+      ...api,
+      type: secretType,
+      namespaces: scope,
+      hold: holdsCredentialsFinalizer,
+    }),
+  );
+  const users = new SecretUsers(cache, credentials);
+  for (const { type } of controllers) if (type.group === group) users.track(type, informers.get(type));
+  return users;
+}
+
+/**
  * HTTPS for allowed tokens only, with the mounted certificate (cert-manager's, which Prometheus
  * verifies), else a self-signed one (which it can only skip verifying).
  */
@@ -267,7 +306,7 @@ async function loadMetricsCertificate(dir: string, logger: Logger): Promise<Cert
 }
 
 /** Every informer synced, or a StartupError naming those that did not within `timeoutMs` (controller-runtime's CacheSyncTimeout). */
-async function synced(all: readonly Informer[], timeoutMs: number): Promise<void> {
+async function synced(all: readonly ObjectCache[], timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

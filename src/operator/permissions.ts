@@ -56,8 +56,10 @@ export const permissions: readonly Permission[] = [
     verbs: ["get", "list", "watch", "patch"],
     scope: "watched",
     why:
-      "read hosting API keys (credentialsRef, berth-credentials) and secret env values; keep a finalizer " +
-      "on a credentials Secret while resources depend on it",
+      "get: read, one by one, only the Secrets berth's resources name (credentials, valueFrom env); " +
+      "list (one item's metadata, for a starting version) and watch (metadata only): learn when one of " +
+      "those changes, without reading or keeping any other Secret; patch: keep a finalizer on a " +
+      "credentials Secret while resources depend on it",
   },
   {
     apiGroups: [""],

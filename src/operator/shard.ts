@@ -1,8 +1,8 @@
 import {
-  type Informer,
   type KubeObject,
   type LabelSelector,
   type MapToKeys,
+  type ObjectCache,
   Outcome,
   parseLabelSelector,
   type Reconciler,
@@ -53,7 +53,7 @@ export class Shard {
   }
 
   /** The primary informer as the controller sees it: only this shard's objects enqueue work. */
-  source(informer: Informer): Source {
+  source(informer: ObjectCache): Source {
     if (this.everything) return informer;
     return {
       list: () => informer.list().filter((object) => this.owns(object)),
@@ -74,7 +74,7 @@ export class Shard {
   }
 
   /** A related object's change enqueues only the primaries of this shard. */
-  keys(map: MapToKeys, primaries: Informer): MapToKeys {
+  keys(map: MapToKeys, primaries: ObjectCache): MapToKeys {
     if (this.everything) return map;
     return (object) =>
       map(object).filter((key) => {
@@ -84,7 +84,7 @@ export class Shard {
   }
 
   /** Work queued before an object moved to another shard is dropped, never done twice. */
-  reconciler(reconcile: Reconciler, primaries: Informer): Reconciler {
+  reconciler(reconcile: Reconciler, primaries: ObjectCache): Reconciler {
     if (this.everything) return reconcile;
     return (request, context) => {
       const object = primaries.get(request.key);

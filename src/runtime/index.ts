@@ -22,6 +22,7 @@ export {
   type Reconciler,
   type Source,
 } from "./controller.ts";
+export { DemandCache, type DemandCacheOptions } from "./demand-cache.ts";
 export { isKubeError, KubeApiError, type KubeErrorCode } from "./errors.ts";
 export {
   EventRecorder,
@@ -33,7 +34,7 @@ export {
 export { ensureFinalizer, hasFinalizer, removeFinalizer } from "./finalizers.ts";
 export { defaultLivenessLimits, type LivenessLimits, type WorkProgress } from "./health.ts";
 export { HeapTrimmer, type HeapTrimOptions } from "./heap-trim.ts";
-export { Informer, type InformerOptions } from "./informer.ts";
+export { Informer, type InformerOptions, type ObjectCache } from "./informer.ts";
 export { deepEqual, type Json, mergePatch } from "./json.ts";
 export { KubeClient, patchTypes } from "./kube-client.ts";
 export { type KubeconfigOptions, KubeconfigSource } from "./kubeconfig.ts";

@@ -1,5 +1,6 @@
 import type { Logger } from "../telemetry/logger.ts";
 import type { WatchMetrics } from "../telemetry/metrics.ts";
+import type { Source } from "./controller.ts";
 import type { KubeClient } from "./kube-client.ts";
 import type { KubeObject, ResourceType } from "./object.ts";
 import { Reflector, type ReflectorOptions } from "./reflector.ts";
@@ -18,8 +19,18 @@ export interface InformerOptions
   namespaces?: readonly string[];
 }
 
+/** A cache of one resource type kept current from the API server, as controllers and the manager use it. */
+export interface ObjectCache extends Source {
+  readonly type: ResourceType;
+  /** The object by `namespace/name`, as the cache holds it. */
+  get(key: string): KubeObject | undefined;
+  hasSynced(): boolean;
+  start(): void;
+  stop(): Promise<void>;
+}
+
 /** A cache of one resource type, kept current by one reflector per watched namespace. */
-export class Informer {
+export class Informer implements ObjectCache {
   readonly type: ResourceType;
   readonly store: Store;
   readonly #reflectors: Reflector[];

@@ -22,6 +22,8 @@ export interface CallOptions {
   contentType?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** The Accept header (default application/json): e.g. metadata only, as PartialObjectMetadata. */
+  accept?: string;
 }
 
 export const patchTypes = {
@@ -77,8 +79,8 @@ export class KubeClient {
    * Opens a streaming GET (a watch) and yields its lines. Only the response headers are bounded in
    * time; the caller bounds silence by aborting `signal`.
    */
-  async *stream(path: string, query: Query, signal: AbortSignal): AsyncGenerator<string> {
-    const response = await this.#send("GET", path, { query, signal }, 0);
+  async *stream(path: string, query: Query, signal: AbortSignal, accept?: string): AsyncGenerator<string> {
+    const response = await this.#send("GET", path, { query, signal, ...(accept ? { accept } : {}) }, 0);
     const status = response.statusCode ?? 0;
     if (status === 401) this.#source.refused();
     if (status !== 200) {
@@ -132,7 +134,10 @@ export class KubeClient {
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = { ...connection.headers, accept: "application/json" };
+    const headers: Record<string, string> = {
+      ...connection.headers,
+      accept: options.accept ?? "application/json",
+    };
     const hasBody = options.body !== undefined;
     if (hasBody) headers["content-type"] = options.contentType ?? "application/json";
     try {

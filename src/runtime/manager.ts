@@ -7,7 +7,7 @@ import {
   livenessProblems,
   type WorkProgress,
 } from "./health.ts";
-import type { Informer } from "./informer.ts";
+import type { ObjectCache } from "./informer.ts";
 import { type LeaderElectionOptions, LeaderElector } from "./leader-election.ts";
 import { ProbeServer, type ServerSecurity } from "./probes.ts";
 import { delay } from "./timers.ts";
@@ -54,7 +54,7 @@ export interface ManagerOptions {
 export class Manager {
   readonly #options: ManagerOptions;
   readonly #logger: Logger;
-  readonly #informers: Informer[] = [];
+  readonly #informers: ObjectCache[] = [];
   readonly #always: Runnable[] = [];
   readonly #leaderOnly: Runnable[] = [];
   readonly #health: ProbeServer;
@@ -94,7 +94,7 @@ export class Manager {
   }
 
   /** Informers run on every replica, so a new leader starts with warm caches. */
-  addInformer(informer: Informer): this {
+  addInformer(informer: ObjectCache): this {
     this.#informers.push(informer);
     this.#always.push(informer);
     return this;

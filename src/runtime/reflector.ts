@@ -13,13 +13,42 @@ import {
   type ResourceType,
   resourceLabel,
 } from "./object.ts";
-import type { Store } from "./store.ts";
 import { delay, randomBetween } from "./timers.ts";
+
+/** Where a reflector puts what it lists and watches: an informer's Store, or a cache that keeps less. */
+export interface ReflectorSink {
+  upsert(object: KubeObject): void;
+  remove(object: KubeObject): void;
+  /** A fresh list is complete: drop what `inScope` selects that it did not have (`listed` keys). */
+  sweep(listed: ReadonlySet<string>, inScope: (object: KubeObject) => boolean): void;
+  /**
+   * With `changesOnly`: the watch starts over from the present (at start, and after its version
+   * expired), so what changed before was not reported; the sink reads again what it holds.
+   */
+  restarted?(): void;
+}
+
+/** Accept headers that make the API server send metadata only (client-go's metadata client). */
+const metadataOnly = {
+  list: "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+  watch: "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+} as const;
 
 export interface ReflectorOptions {
   client: KubeClient;
   type: ResourceType;
-  store: Store;
+  store: ReflectorSink;
+  /**
+   * List and watch metadata only (PartialObjectMetadata): names, versions, labels, finalizers,
+   * never a spec or a Secret's data.
+   */
+  metadataOnly?: boolean;
+  /**
+   * Report changes from now on, never the objects that exist: no list, only the collection's
+   * present resourceVersion (a list of one item's metadata), and a watch from it. For a cache that
+   * reads the few objects it needs itself; a relist is a `restarted` call, not a list.
+   */
+  changesOnly?: boolean;
   logger: Logger;
   metrics: WatchMetrics;
   /** One namespace; all namespaces when undefined. */
@@ -155,6 +184,10 @@ export class Reflector {
    * with some objects newer than others, as a watch does, and the next list completes it.
    */
   async #list(): Promise<void> {
+    if (this.#options.changesOnly) {
+      await this.#startFromNow();
+      return;
+    }
     const { client, type, namespace, labelSelector, store, pageSize = 500 } = this.#options;
     const path = collectionPath(type, namespace);
     const listed = new Set<string>();
@@ -162,7 +195,13 @@ export class Reflector {
     let resourceVersion: string;
     do {
       const query: Query = { limit: pageSize, continue: continueToken, labelSelector };
-      const page = listSchema.parse(await client.call("GET", path, { query, signal: this.#stopping.signal }));
+      const page = listSchema.parse(
+        await client.call("GET", path, {
+          query,
+          signal: this.#stopping.signal,
+          ...(this.#options.metadataOnly ? { accept: metadataOnly.list } : {}),
+        }),
+      );
       const kind = page.kind?.replace(/List$/, "") ?? type.kind;
       for (const raw of page.items ?? []) {
         const object = this.#toObject(raw, kind);
@@ -174,6 +213,21 @@ export class Reflector {
     } while (continueToken !== undefined);
     store.sweep(listed, (object) => this.#inScope(object));
     this.#resourceVersion = resourceVersion;
+    this.#markSynced();
+  }
+
+  /** The collection's present version, from a list of one item's metadata; the watch starts there. */
+  async #startFromNow(): Promise<void> {
+    const { client, type, namespace, labelSelector } = this.#options;
+    const page = listSchema.parse(
+      await client.call("GET", collectionPath(type, namespace), {
+        query: { limit: 1, labelSelector },
+        signal: this.#stopping.signal,
+        accept: metadataOnly.list,
+      }),
+    );
+    this.#resourceVersion = page.metadata.resourceVersion;
+    this.#options.store.restarted?.();
     this.#markSynced();
   }
 
@@ -203,7 +257,9 @@ export class Reflector {
     const startedAt = Date.now();
     let events = 0;
     try {
-      for await (const line of client.stream(collectionPath(type, namespace), query, watching.signal)) {
+      const path = collectionPath(type, namespace);
+      const accept = this.#options.metadataOnly ? metadataOnly.watch : undefined;
+      for await (const line of client.stream(path, query, watching.signal, accept)) {
         idle.refresh();
         events += 1;
         if (this.#apply(line) === "gone") return "gone";

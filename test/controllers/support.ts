@@ -112,6 +112,19 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
         return undefined;
       }
     },
+    /** Sets annotations on the Secret (a merge patch). */
+    async annotateSecret(name: string, annotations: Record<string, string>): Promise<void> {
+      const path = `/api/v1/namespaces/${state.namespace}/secrets/${name}`;
+      await kube.call("PATCH", path, { body: { metadata: { annotations } }, contentType: patchTypes.merge });
+    },
+    /** Adds a finalizer to the Secret, as if a controller had put it there. */
+    async addSecretFinalizer(name: string, finalizer: string): Promise<void> {
+      const path = `/api/v1/namespaces/${state.namespace}/secrets/${name}`;
+      await kube.call("PATCH", path, {
+        body: { metadata: { finalizers: [finalizer] } },
+        contentType: patchTypes.merge,
+      });
+    },
     async deleteSecret(name: string): Promise<void> {
       await core.deleteNamespacedSecret({ name, namespace: state.namespace });
     },

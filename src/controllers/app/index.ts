@@ -2,15 +2,13 @@ import { gridNames, projectNames } from "../../api/meta.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 import type { ControllerDefinition } from "../shared/controller.ts";
 import { resourceTypeOf } from "../shared/deps.ts";
-import { secretType } from "../shared/secrets.ts";
-import { credentialSecrets, meaningfulChanges, referrers, secretUsers } from "../shared/watches.ts";
+import { meaningfulChanges, referrers, secretsWatch } from "../shared/watches.ts";
 import { appType } from "./kind.ts";
 import { appReconciler } from "./reconciler.ts";
 
 /** Fields of an App's spec its watches follow, read leniently from the raw object. */
 interface AppRefs {
   projectRef?: { name?: string };
-  env?: { valueFrom?: { secretKeyRef?: { name?: string } } }[];
   gridPriorities?: { gridRef?: { name?: string } }[];
 }
 
@@ -29,16 +27,7 @@ export const appController: ControllerDefinition = {
     return {
       reconcile: appReconciler(deps),
       watches: [
-        {
-          informer: deps.informer(secretType),
-          map: secretUsers(apps, (object) => [
-            ...credentialSecrets(object, deps.credentials),
-            ...names((specOf(object).env ?? []).map((e) => e.valueFrom?.secretKeyRef?.name)).map((name) => ({
-              namespace: object.metadata.namespace ?? "default",
-              name,
-            })),
-          ]),
-        },
+        secretsWatch(deps, appType),
         {
           informer: meaningfulChanges(deps.informer(resourceTypeOf(projectNames))),
           map: referrers(apps, (object) => names([specOf(object).projectRef?.name])),

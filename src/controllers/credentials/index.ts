@@ -17,18 +17,19 @@ export const credentialsController: ControllerDefinition = {
   type: secretType,
   setup(deps) {
     const secrets = deps.informer(secretType);
-    const resources = kinds.map((type) => deps.informer(type));
+    const resources = kinds.map((type) => ({ type, informer: deps.informer(type) }));
     const lookup = secretLookup(deps);
     const resolve = (object: KubeObject) => resolvedSecret(object, deps.credentials, lookup);
+    // The resources that may read the Secret, from the index: never a scan of every resource.
+    const readers = (key: string) =>
+      resources.flatMap(({ type, informer }) =>
+        deps.secrets.users(type, key).flatMap((user) => informer.get(user) ?? []),
+      );
     return {
       async reconcile({ key }) {
         const secret = secrets.get(key);
         if (secret === undefined) return Outcome.done();
-        const inUse = secretInUse(
-          key,
-          resources.flatMap((informer) => informer.list()),
-          resolve,
-        );
+        const inUse = secretInUse(key, readers(key), resolve);
         const held = (secret.metadata.finalizers ?? []).includes(credentialsInUse);
         // No finalizer can be added to an object already being deleted.
         if (inUse && !held && secret.metadata.deletionTimestamp === undefined) {
@@ -38,7 +39,7 @@ export const credentialsController: ControllerDefinition = {
         }
         return Outcome.done();
       },
-      watches: resources.map((informer) => ({
+      watches: resources.map(({ informer }) => ({
         informer,
         map: (object: KubeObject) => {
           const key = resolve(object);

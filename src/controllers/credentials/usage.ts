@@ -1,11 +1,16 @@
 import { finalizer } from "../../api/meta.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 import type { CredentialSettings } from "../shared/credentials.ts";
+import { credentialSecrets } from "../shared/secret-users.ts";
 import { type SecretLookup, secretKey } from "../shared/secrets.ts";
-import { credentialSecrets } from "../shared/watches.ts";
 
 /** Kept on a credentials Secret while a berth resource may still need it to reach the service. */
 export const credentialsInUse = "berth.dev/credentials-in-use";
+
+/** A Secret carrying berth's finalizer: the Secret cache keeps it, used or not, so the finalizer can go. */
+export function holdsCredentialsFinalizer(metadata: { finalizers?: string[] | undefined }): boolean {
+  return (metadata.finalizers ?? []).includes(credentialsInUse);
+}
 
 /** The Secret a resource's credentials come from now: the first candidate that exists. */
 export function resolvedSecret(

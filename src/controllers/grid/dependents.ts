@@ -1,6 +1,6 @@
 import type { Grid } from "../../api/grid.ts";
 import { serverOrderNames } from "../../api/meta.ts";
-import { type Informer, type KubeObject, objectKey } from "../../runtime/index.ts";
+import { type KubeObject, type ObjectCache, objectKey } from "../../runtime/index.ts";
 import type { Watch } from "../shared/controller.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import { meaningfulChanges } from "../shared/watches.ts";
@@ -36,7 +36,7 @@ export function serverOrdersUsing(deps: ControllerDeps, grid: Grid, gridId: stri
 }
 
 /** A ServerOrder coming or going re-enqueues the Grids it uses (a deleting Grid waits for it). */
-export function serverOrdersWatch(deps: ControllerDeps, grids: Informer): Watch {
+export function serverOrdersWatch(deps: ControllerDeps, grids: ObjectCache): Watch {
   return {
     informer: meaningfulChanges(deps.informer(serverOrderType)),
     map: (order) =>

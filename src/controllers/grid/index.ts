@@ -1,5 +1,5 @@
 import type { ControllerDefinition } from "../shared/controller.ts";
-import { credentialsWatch } from "../shared/watches.ts";
+import { secretsWatch } from "../shared/watches.ts";
 import { serverOrdersWatch } from "./dependents.ts";
 import { gridType } from "./kind.ts";
 import { gridReconciler } from "./reconciler.ts";
@@ -14,7 +14,7 @@ export const gridController: ControllerDefinition = {
     const grids = deps.informer(gridType);
     return {
       reconcile: gridReconciler(deps),
-      watches: [credentialsWatch(deps, grids), serverOrdersWatch(deps, grids)],
+      watches: [secretsWatch(deps, gridType), serverOrdersWatch(deps, grids)],
     };
   },
 };

@@ -2,7 +2,7 @@ import { appNames } from "../../api/meta.ts";
 import { objectKey } from "../../runtime/index.ts";
 import type { ControllerDefinition } from "../shared/controller.ts";
 import { resourceTypeOf } from "../shared/deps.ts";
-import { credentialsWatch, meaningfulChanges } from "../shared/watches.ts";
+import { meaningfulChanges, secretsWatch } from "../shared/watches.ts";
 import { projectType } from "./kind.ts";
 import { projectReconciler } from "./reconciler.ts";
 
@@ -15,7 +15,7 @@ export const projectController: ControllerDefinition = {
     return {
       reconcile: projectReconciler(deps),
       watches: [
-        credentialsWatch(deps, projects),
+        secretsWatch(deps, projectType),
         {
           informer: meaningfulChanges(deps.informer(resourceTypeOf(appNames))),
           map: (app) => {

@@ -1,7 +1,7 @@
 import type { KubeObject } from "../../runtime/index.ts";
 import { gridType } from "../grid/kind.ts";
 import type { ControllerDefinition } from "../shared/controller.ts";
-import { credentialsWatch, meaningfulChanges, referrers } from "../shared/watches.ts";
+import { meaningfulChanges, referrers, secretsWatch } from "../shared/watches.ts";
 import { serverOrderType } from "./kind.ts";
 import { serverOrderReconciler } from "./reconciler.ts";
 
@@ -20,7 +20,7 @@ export const serverOrderController: ControllerDefinition = {
     return {
       reconcile: serverOrderReconciler(deps),
       watches: [
-        credentialsWatch(deps, serverOrders),
+        secretsWatch(deps, serverOrderType),
         { informer: meaningfulChanges(deps.informer(gridType)), map: referrers(serverOrders, gridRefNames) },
       ],
     };

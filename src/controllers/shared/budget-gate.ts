@@ -7,7 +7,6 @@ import { waitingFor } from "./failure.ts";
 import { shortHash } from "./hash.ts";
 import { Reason } from "./reasons.ts";
 import type { ResourceState } from "./resource-budget.ts";
-import { secretKey, secretType } from "./secrets.ts";
 import { writeProblem } from "./status.ts";
 
 /** Event and condition reason of a resource whose reconciles are put off by its budget share. */
@@ -114,10 +113,9 @@ function requestsOf(resource: Tracked): string {
 
 /** The resourceVersions of the Secrets the resource's credentials may come from: a fix changes it. */
 function credentialsVersion(deps: ControllerDeps, resource: Tracked): string {
-  const secrets = deps.informer(secretType);
   const { credentialsRef } = resource.spec as { credentialsRef?: { name: string } };
   return credentialCandidates(resource.metadata.namespace ?? "default", credentialsRef, deps.credentials)
-    .map((ref) => secrets.get(secretKey(ref))?.metadata.resourceVersion ?? "-")
+    .map((ref) => deps.secrets.get(ref)?.metadata.resourceVersion ?? "-")
     .join(",");
 }
 

@@ -1,12 +1,13 @@
 import type { KindNames } from "../../api/meta.ts";
 import { group, version } from "../../api/meta.ts";
-import type { EventRecorder, Informer, KubeClient, ResourceType } from "../../runtime/index.ts";
+import type { EventRecorder, KubeClient, ObjectCache, ResourceType } from "../../runtime/index.ts";
 import type { CostMetrics } from "../../telemetry/cost-metrics.ts";
 import type { Logger } from "../../telemetry/logger.ts";
 import { type CredentialSettings, type CredentialsResult, resolveCredentials } from "./credentials.ts";
 import type { HostingAccess } from "./hosting-access.ts";
 import type { ResourceMetrics } from "./metrics.ts";
-import { type SecretLookup, secretKey, secretType } from "./secrets.ts";
+import type { SecretUsers } from "./secret-users.ts";
+import type { SecretLookup } from "./secrets.ts";
 
 /** Timings every controller follows (milliseconds). */
 export interface ControllerSettings {
@@ -50,7 +51,9 @@ export interface ControllerDeps {
   /** Cost, balance and runway metrics, fed by the billing controller. */
   costMetrics?: CostMetrics | undefined;
   /** The shared informer of a resource type, made (and run by the manager) on first use. */
-  informer(type: ResourceType): Informer;
+  informer(type: ResourceType): ObjectCache;
+  /** The Secrets berth's resources read, and who reads each (see `SecretUsers`). */
+  secrets: SecretUsers;
   settings: ControllerSettings;
   now(): number;
   random(): number;
@@ -61,10 +64,9 @@ export function resourceTypeOf(names: KindNames): ResourceType {
   return { group, version, plural: names.plural, kind: names.kind };
 }
 
-/** Secrets as the operator's Secret informer holds them. */
+/** Secrets as the operator's Secret cache holds them. */
 export function secretLookup(deps: ControllerDeps): SecretLookup {
-  const secrets = deps.informer(secretType);
-  return (ref) => secrets.get(secretKey(ref));
+  return (ref) => deps.secrets.get(ref);
 }
 
 /** The credentials of a resource (see `resolveCredentials`). */

@@ -90,6 +90,8 @@ export function kindReconciler<
     const resource = withRestoredIdentity(parsed.data, kind.externalId);
     const uid = resource.metadata.uid ?? "";
     const { memory, readySeen } = kept.get(key, uid);
+    // The Secrets it reads are in the cache before anything looks at them (a first read of a new one).
+    await deps.secrets.settle(object);
     const capped = await budgetRequeue(deps, kind.type, object, key, resource);
     if (capped !== undefined) return capped;
     const hosting = deps.hosting.forReconcile({

@@ -1,42 +1,21 @@
-import type { Informer, KubeObject, MapToKeys, Source } from "../../runtime/index.ts";
+import type { KubeObject, MapToKeys, ObjectCache, ResourceType, Source } from "../../runtime/index.ts";
 import { objectKey } from "../../runtime/index.ts";
 import type { Watch } from "./controller.ts";
-import { type CredentialSettings, credentialCandidates } from "./credentials.ts";
 import type { ControllerDeps } from "./deps.ts";
-import { type SecretRef, secretKey, secretType } from "./secrets.ts";
 
-/** The `spec.credentialsRef` of any berth resource, read leniently from the raw object. */
-function credentialsRefOf(object: KubeObject): { name: string } | undefined {
-  const ref = (object.spec as { credentialsRef?: { name?: unknown } } | undefined)?.credentialsRef;
-  return typeof ref?.name === "string" ? { name: ref.name } : undefined;
-}
-
-/** The Secrets a resource's credentials may come from (see `credentialCandidates`). */
-export function credentialSecrets(object: KubeObject, settings: CredentialSettings): SecretRef[] {
-  return credentialCandidates(object.metadata.namespace ?? "default", credentialsRefOf(object), settings);
-}
-
-/** A Secret change re-enqueues the primaries that read it (`secretsOf`: the Secrets each reads). */
-export function secretUsers(primaries: Informer, secretsOf: (object: KubeObject) => SecretRef[]): MapToKeys {
-  return (secret) => {
-    const changed = secretKey({ namespace: secret.metadata.namespace ?? "", name: secret.metadata.name });
-    return primaries
-      .list()
-      .filter((object) => secretsOf(object).some((ref) => secretKey(ref) === changed))
-      .map(objectKey);
-  };
-}
-
-/** Secret changes re-enqueue the primaries whose credentials the Secret may hold. */
-export function credentialsWatch(deps: ControllerDeps, primaries: Informer): Watch {
+/**
+ * A Secret's change (created, deleted, new values) re-enqueues exactly the resources of `type` that
+ * read it: for credentials, or (an App) for its env.
+ */
+export function secretsWatch(deps: ControllerDeps, type: ResourceType): Watch {
   return {
-    informer: deps.informer(secretType),
-    map: secretUsers(primaries, (object) => credentialSecrets(object, deps.credentials)),
+    informer: deps.secrets.changes(),
+    map: (secret) => deps.secrets.users(type, objectKey(secret)),
   };
 }
 
 /** A change of a same-namespace object re-enqueues the primaries whose `refsOf` name it. */
-export function referrers(primaries: Informer, refsOf: (object: KubeObject) => string[]): MapToKeys {
+export function referrers(primaries: ObjectCache, refsOf: (object: KubeObject) => string[]): MapToKeys {
   return (changed) =>
     primaries
       .list()
