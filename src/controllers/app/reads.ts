@@ -11,7 +11,11 @@ export interface Reads {
   app: boolean;
   status: boolean;
   build: boolean;
-  /** Only a periodic drift check is due: the reads go after user-driven work. */
+  /**
+   * Only a periodic drift check is due on an App that is not in progress: the reads go after
+   * user-driven work. An App still on its way to Ready (created, changed, restarted) is a person's
+   * change in progress: its reads, drift included, stay user work until it is Ready.
+   */
   background: boolean;
   /**
    * Nothing is known in memory, but status says the App is settled (a restart): schedule its first
@@ -75,6 +79,14 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
     app: full,
     status: full || status,
     build,
-    background: drift && known.app !== undefined && !specChanged && !requested,
+    background:
+      drift && known.app !== undefined && !specChanged && !requested && !inProgress(app, generation),
   };
+}
+
+/** On its way to Ready at its generation: neither Ready there nor Stalled. */
+function inProgress(app: App, generation: number): boolean {
+  const conditions = app.status?.conditions;
+  const ready = app.status?.observedGeneration === generation && isTrue(conditions, "Ready");
+  return !ready && !isTrue(conditions, "Stalled");
 }
