@@ -63,6 +63,10 @@ export class BudgetWaitError extends Error {
 interface Waiter {
   priority: Priority;
   enqueuedAt: number;
+  /** Who waits (a resource), if the caller said. */
+  key: string | undefined;
+  /** Since when this background work has been turned away: the longest turned away goes first. */
+  since: number;
   grant: (permit: Permit) => void;
   fail: (reason: unknown) => void;
 }
@@ -125,6 +129,8 @@ export class RateLimiter {
   private cancelTimer: (() => void) | undefined;
   /** The last turn booked for background work that gave up waiting (see expectedWaitMs). */
   private backgroundBookedUntil = 0;
+  /** Per waiter key, since when its background work has been turned away (cleared once admitted). */
+  private readonly turnedAway = new Map<string, number>();
 
   constructor(options: RateLimiterOptions) {
     if (!(options.limit > 0) || !(options.windowMs > 0)) {
@@ -158,11 +164,16 @@ export class RateLimiter {
   /**
    * Resolves when a request may leave; rejects with the signal's reason if aborted while waiting,
    * and with a BudgetWaitError (saying when to come back) once it waited `maxWaitMs` in vain.
+   * `key` names who waits (a resource): background work of a key that gave up keeps its place, so
+   * when drift asks for more than its share, the keys turned away longest are read first and none
+   * is passed over for good.
    */
-  acquire(priority: Priority, signal?: AbortSignal, maxWaitMs?: number): Promise<Permit> {
+  acquire(priority: Priority, signal?: AbortSignal, maxWaitMs?: number, key?: string): Promise<Permit> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { priority, enqueuedAt: this.clock.now(), grant: resolve, fail: reject };
+      const now = this.clock.now();
+      const since = (priority === "background" && key !== undefined && this.turnedAway.get(key)) || now;
+      const waiter: Waiter = { priority, enqueuedAt: now, key, since, grant: resolve, fail: reject };
       let cancelGiveUp: (() => void) | undefined;
       const leave = (reason: unknown) => {
         const queue = this.queues[priority];
@@ -184,9 +195,10 @@ export class RateLimiter {
       this.queues[priority].push(waiter);
       this.pump();
       if (maxWaitMs !== undefined && this.queues[priority].includes(waiter)) {
-        cancelGiveUp = this.clock.setTimer(maxWaitMs, () =>
-          leave(new BudgetWaitError(this.expectedWaitMs(waiter))),
-        );
+        cancelGiveUp = this.clock.setTimer(maxWaitMs, () => {
+          if (priority === "background" && key !== undefined) this.keepTurnedAway(key, waiter.since);
+          leave(new BudgetWaitError(this.expectedWaitMs(waiter)));
+        });
       }
     });
   }
@@ -212,6 +224,14 @@ export class RateLimiter {
     const ahead = this.queues.user.indexOf(waiter);
     const byPace = ((ahead + 1) * this.windowMs) / this.limitValue;
     return Math.round(Math.min(this.windowMs, Math.max(byPace, byRoom)));
+  }
+
+  private keepTurnedAway(key: string, since: number): void {
+    this.turnedAway.set(key, since);
+    // Keys that never came back (their resource deleted) are forgotten after a long while.
+    const forgetBefore = this.clock.now() - 60 * this.windowMs;
+    if (this.turnedAway.size > 1000)
+      for (const [k, at] of this.turnedAway) if (at < forgetBefore) this.turnedAway.delete(k);
   }
 
   /** The time between two background requests when background work has the whole of its share. */
@@ -268,20 +288,30 @@ export class RateLimiter {
         if (Number.isFinite(wakeAt)) this.cancelTimer = this.clock.setTimer(wakeAt - now, () => this.pump());
         return;
       }
-      this.queues[next.priority].shift();
+      const queue = this.queues[next.priority];
+      queue.splice(queue.indexOf(next), 1);
+      if (next.key !== undefined && next.priority === "background") this.turnedAway.delete(next.key);
       if (!this.isUrgent(next, now)) this.lastBackgroundAt = now;
       next.grant(this.admit(now - next.enqueuedAt));
     }
   }
 
-  /** The oldest user (or aged background) waiter, else the oldest background waiter. */
+  /** The oldest user (or aged background) waiter, else the background waiter turned away longest. */
   private nextWaiter(now: number): Waiter | undefined {
     const user = this.queues.user[0];
-    const background = this.queues.background[0];
+    const background = this.longestTurnedAway();
     if (background !== undefined && this.isUrgent(background, now)) {
       if (user === undefined || background.enqueuedAt <= user.enqueuedAt) return background;
     }
     return user ?? background;
+  }
+
+  /** The background waiter turned away longest (arrival order among equals). */
+  private longestTurnedAway(): Waiter | undefined {
+    let first: Waiter | undefined;
+    for (const waiter of this.queues.background)
+      if (first === undefined || waiter.since < first.since) first = waiter;
+    return first;
   }
 
   private isUrgent(waiter: Waiter, now: number): boolean {
