@@ -235,12 +235,14 @@ function throwIfPausedLong(deps: CallerDeps, route: Route): void {
 async function acquirePermits(deps: CallerDeps, options: CallOptions): Promise<Permit[]> {
   const priority = options.priority ?? "user";
   const bound = budgetWaitBound(deps, options, priority);
-  const credential = await deps.credentialLimiter.acquire(priority, options.signal, bound, options.resource);
+  // A begun reconcile's next read finishes what it began: it waits (longer), not in the line again.
+  const resource = options.begun?.admitted === true ? undefined : options.resource;
+  const credential = await deps.credentialLimiter.acquire(priority, options.signal, bound, resource);
   const userLimiter = deps.userLimiter();
   let permits = [credential];
   if (userLimiter !== undefined) {
     try {
-      permits = [credential, await userLimiter.acquire(priority, options.signal, bound, options.resource)];
+      permits = [credential, await userLimiter.acquire(priority, options.signal, bound, resource)];
     } catch (error) {
       credential.cancel();
       throw error;

@@ -112,8 +112,8 @@ export class RateLimiter {
   private readonly backgroundMaxWaitMs: number;
   private readonly marginMs: number;
   private readonly paceBackground: boolean;
-  /** When background work was last admitted (for `paceBackground`). */
-  private lastBackgroundAt = Number.NEGATIVE_INFINITY;
+  /** When background work may next be admitted (for `paceBackground`). */
+  private backgroundNextAt = Number.NEGATIVE_INFINITY;
   /** Release times of finished requests, oldest first. */
   private readonly released: number[] = [];
   private inFlight = 0;
@@ -174,6 +174,11 @@ export class RateLimiter {
       const now = this.clock.now();
       const since = (priority === "background" && key !== undefined && this.turnedAway.get(key)) || now;
       const waiter: Waiter = { priority, enqueuedAt: now, key, since, grant: resolve, fail: reject };
+      if (this.mustWaitInLine(waiter, maxWaitMs)) {
+        this.keepTurnedAway(key ?? "", now);
+        reject(new BudgetWaitError(this.expectedWaitMs(waiter)));
+        return;
+      }
       let cancelGiveUp: (() => void) | undefined;
       const leave = (reason: unknown) => {
         const queue = this.queues[priority];
@@ -207,12 +212,15 @@ export class RateLimiter {
    * When `waiter` is likely admitted: not before the window has room. User work: no sooner than the
    * pace of the user waiters ahead. Background work is booked a turn, one background pace after the
    * last one booked, so drift that asks for more than its share is stretched evenly over time
-   * instead of coming back all at once.
+   * instead of coming back all at once; work that came back at its turn and still found none keeps
+   * its place in that line and tries again a pace later.
    */
   private expectedWaitMs(waiter: Waiter): number {
     const now = this.clock.now();
     const at = this.admissibleAt(now, waiter);
     const byRoom = Number.isFinite(at) ? at - now : 0;
+    if (waiter.priority === "background" && waiter.since < waiter.enqueuedAt)
+      return Math.round(Math.max(byRoom, this.backgroundPaceMs()));
     if (waiter.priority === "background") {
       const turn = Math.max(
         now + byRoom,
@@ -226,12 +234,33 @@ export class RateLimiter {
     return Math.round(Math.min(this.windowMs, Math.max(byPace, byRoom)));
   }
 
+  /**
+   * Background work of a key that was not turned away, while work turned away before it is booked
+   * for later turns: it does not pass them, it is booked the next turn at once. Only for callers
+   * that give up waiting (the others wait their turn anyway).
+   */
+  private mustWaitInLine(waiter: Waiter, maxWaitMs: number | undefined): boolean {
+    if (waiter.priority !== "background" || waiter.key === undefined || maxWaitMs === undefined) return false;
+    return !this.turnedAway.has(waiter.key) && this.backgroundLagMs() > 0;
+  }
+
   private keepTurnedAway(key: string, since: number): void {
     this.turnedAway.set(key, since);
     // Keys that never came back (their resource deleted) are forgotten after a long while.
     const forgetBefore = this.clock.now() - 60 * this.windowMs;
     if (this.turnedAway.size > 1000)
       for (const [k, at] of this.turnedAway) if (at < forgetBefore) this.turnedAway.delete(k);
+  }
+
+  /**
+   * The next background turn, one pace after this one. While work turned away waits for its turns,
+   * up to two turns that passed with no one waiting (its callers come back a little late) are made
+   * up, so drift over its share gets all of it.
+   */
+  private paceAdmitted(now: number): void {
+    const pace = this.backgroundPaceMs();
+    const makeUp = this.backgroundLagMs() > 0 ? 2 * pace : 0;
+    this.backgroundNextAt = Math.max(this.backgroundNextAt + pace, now - makeUp + pace);
   }
 
   /** The time between two background requests when background work has the whole of its share. */
@@ -291,7 +320,7 @@ export class RateLimiter {
       const queue = this.queues[next.priority];
       queue.splice(queue.indexOf(next), 1);
       if (next.key !== undefined && next.priority === "background") this.turnedAway.delete(next.key);
-      if (!this.isUrgent(next, now)) this.lastBackgroundAt = now;
+      if (!this.isUrgent(next, now)) this.paceAdmitted(now);
       next.grant(this.admit(now - next.enqueuedAt));
     }
   }
@@ -324,7 +353,7 @@ export class RateLimiter {
     const asUrgent = this.earliestLeaving(now, 0);
     if (this.isUrgent(waiter, now)) return asUrgent;
     const reserve = Math.floor(this.limitValue * this.reserveShare);
-    const paced = this.paceBackground ? this.lastBackgroundAt + this.backgroundPaceMs() : 0;
+    const paced = this.paceBackground ? this.backgroundNextAt : 0;
     const asBackground = Math.max(this.earliestLeaving(now, reserve), paced);
     return Math.min(asBackground, Math.max(asUrgent, waiter.enqueuedAt + this.backgroundMaxWaitMs));
   }
