@@ -131,6 +131,7 @@ export class RateLimiter {
   private backgroundBookedUntil = 0;
   /** Per waiter key, since when its background work has been turned away (cleared once admitted). */
   private readonly turnedAway = new Map<string, number>();
+  private turnedAwayPrunedAt = 0;
 
   constructor(options: RateLimiterOptions) {
     if (!(options.limit > 0) || !(options.windowMs > 0)) {
@@ -174,8 +175,8 @@ export class RateLimiter {
       const now = this.clock.now();
       const since = (priority === "background" && key !== undefined && this.turnedAway.get(key)) || now;
       const waiter: Waiter = { priority, enqueuedAt: now, key, since, grant: resolve, fail: reject };
-      if (this.mustWaitInLine(waiter, maxWaitMs)) {
-        this.keepTurnedAway(key ?? "", now);
+      if (key !== undefined && this.mustWaitInLine(waiter, key, maxWaitMs)) {
+        this.keepTurnedAway(key, now);
         reject(new BudgetWaitError(this.expectedWaitMs(waiter)));
         return;
       }
@@ -239,17 +240,19 @@ export class RateLimiter {
    * for later turns: it does not pass them, it is booked the next turn at once. Only for callers
    * that give up waiting (the others wait their turn anyway).
    */
-  private mustWaitInLine(waiter: Waiter, maxWaitMs: number | undefined): boolean {
-    if (waiter.priority !== "background" || waiter.key === undefined || maxWaitMs === undefined) return false;
-    return !this.turnedAway.has(waiter.key) && this.backgroundLagMs() > 0;
+  private mustWaitInLine(waiter: Waiter, key: string, maxWaitMs: number | undefined): boolean {
+    if (waiter.priority !== "background" || maxWaitMs === undefined) return false;
+    return !this.turnedAway.has(key) && this.backgroundLagMs() > 0;
   }
 
   private keepTurnedAway(key: string, since: number): void {
     this.turnedAway.set(key, since);
-    // Keys that never came back (their resource deleted) are forgotten after a long while.
-    const forgetBefore = this.clock.now() - 60 * this.windowMs;
-    if (this.turnedAway.size > 1000)
-      for (const [k, at] of this.turnedAway) if (at < forgetBefore) this.turnedAway.delete(k);
+    // Keys that never came back (their resource deleted) are forgotten after a long while; looked
+    // for once a window.
+    const now = this.clock.now();
+    if (now - this.turnedAwayPrunedAt < this.windowMs) return;
+    this.turnedAwayPrunedAt = now;
+    for (const [k, at] of this.turnedAway) if (at < now - 60 * this.windowMs) this.turnedAway.delete(k);
   }
 
   /**
