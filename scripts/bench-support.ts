@@ -133,11 +133,16 @@ export async function residentMb(pid: number | undefined) {
   return { rss: mb("VmRSS"), peak: mb("VmHWM"), anon: mb("RssAnon"), file: mb("RssFile") };
 }
 
-export async function until(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+/** Resolves once `condition` holds, looking every `everyMs` (fine-grained when a sped-up clock is timed). */
+export async function until(
+  condition: () => Promise<boolean>,
+  timeoutMs = 60_000,
+  everyMs = 200,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s`);
-    await sleep(200);
+    await sleep(everyMs);
   }
 }
 

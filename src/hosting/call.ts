@@ -24,6 +24,11 @@ export interface CallOptions {
    * has begun is not abandoned half way, its first reads spent for nothing.
    */
   begun?: { admitted: boolean };
+  /**
+   * The resource the call is made for (one reconcile's): its background calls turned away by the
+   * budget keep their place, so the resources turned away longest go first.
+   */
+  resource?: string;
 }
 
 /** How much longer than maxBudgetWaitMs a begun reconcile's background call may wait. */
@@ -222,12 +227,14 @@ function throwIfPausedLong(deps: CallerDeps, route: Route): void {
 async function acquirePermits(deps: CallerDeps, options: CallOptions): Promise<Permit[]> {
   const priority = options.priority ?? "user";
   const bound = budgetWaitBound(deps, options, priority);
-  const credential = await deps.credentialLimiter.acquire(priority, options.signal, bound);
+  // A begun reconcile's next read finishes what it began: it waits (longer), not in the line again.
+  const resource = options.begun?.admitted === true ? undefined : options.resource;
+  const credential = await deps.credentialLimiter.acquire(priority, options.signal, bound, resource);
   const userLimiter = deps.userLimiter();
   let permits = [credential];
   if (userLimiter !== undefined) {
     try {
-      permits = [credential, await userLimiter.acquire(priority, options.signal, bound)];
+      permits = [credential, await userLimiter.acquire(priority, options.signal, bound, resource)];
     } catch (error) {
       credential.cancel();
       throw error;

@@ -115,7 +115,7 @@ interface ClientCore {
 }
 
 /** Options every call of a scoped view carries (see `scoped`). */
-export type CallScope = Pick<CallOptions, "signal" | "onSend" | "begun">;
+export type CallScope = Pick<CallOptions, "signal" | "onSend" | "begun" | "resource">;
 
 const unscoped: CallScope = {};
 
@@ -151,7 +151,7 @@ function operations(core: ClientCore, scope: CallScope) {
 
     /**
      * The same client (budget, identity, connections) whose every call also carries `scope`: a
-     * reconcile's abort signal, a count of what one resource spends.
+     * reconcile's abort signal, a count of what one resource spends, the resource it is for.
      */
     scoped: (next: Omit<CallScope, "begun">) => operations(core, { ...next, begun: { admitted: false } }),
 
@@ -285,6 +285,7 @@ function inScope(scope: CallScope, callOptions: CallOptions = {}): CallOptions {
   return {
     ...callOptions,
     ...(scope.begun === undefined ? {} : { begun: scope.begun }),
+    ...(scope.resource === undefined ? {} : { resource: scope.resource }),
     ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
     ...(onSends.length === 0
       ? {}

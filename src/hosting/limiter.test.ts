@@ -124,6 +124,89 @@ describe("RateLimiter", () => {
     expect(admitted).toEqual(["bg0", "u0", "bg1", "bg2"]);
   });
 
+  it("keeps the reserve for user work while the service says background work spent the rest", async () => {
+    const rl = limiter({ limit: 10, reserveShare: 0.2, paceBackground: true });
+    const admitted: string[] = [];
+    const first = await rl.acquire("background");
+    first.observe({ remaining: 3, resetAtMs: Date.now() + windowMs });
+    first.release();
+    // Drift asks for far more than its share: it gets one more place, never the reserve.
+    request(rl, 20, "background", "bg", admitted);
+    await vi.advanceTimersByTimeAsync(windowMs / 4);
+    expect(admitted).toEqual(["bg0"]);
+    request(rl, 2, "user", "u", admitted);
+    await settle();
+    expect(admitted).toEqual(["bg0", "u0", "u1"]);
+  });
+
+  it("serves the background work turned away longest first, ahead of background work that just came", async () => {
+    const rl = limiter({ limit: 10, reserveShare: 0.2, paceBackground: true });
+    const pace = windowMs / 8;
+    (await rl.acquire("background")).release();
+    const turnedAway = rl.acquire("background", undefined, 100, "apps/a").catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await turnedAway).toBeInstanceOf(BudgetWaitError);
+    const admitted: string[] = [];
+    const track = (key: string) =>
+      rl.acquire("background", undefined, undefined, key).then((permit) => {
+        admitted.push(key);
+        permit.release();
+      });
+    const later = [track("apps/b"), track("apps/a"), track("apps/c")];
+    await vi.advanceTimersByTimeAsync(3 * pace);
+    await Promise.all(later);
+    expect(admitted).toEqual(["apps/a", "apps/b", "apps/c"]);
+  });
+
+  it("books background work that just came behind the work turned away before it, at once", async () => {
+    const rl = limiter({ limit: 10, reserveShare: 0.2, paceBackground: true });
+    const pace = windowMs / 8;
+    (await rl.acquire("background")).release();
+    const first = rl.acquire("background", undefined, 100, "apps/a").catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(100);
+    const bookedA = ((await first) as BudgetWaitError).deferMs;
+    const fresh = await rl.acquire("background", undefined, 100, "apps/b").catch((e: unknown) => e);
+    expect(fresh).toBeInstanceOf(BudgetWaitError);
+    expect((fresh as BudgetWaitError).deferMs).toBe(bookedA + pace);
+    // Waiting without a bound, or without a key, is not turned away.
+    const unbound = rl.acquire("background", undefined, undefined, "apps/c");
+    await vi.advanceTimersByTimeAsync(pace);
+    await expect(unbound).resolves.toBeDefined();
+  });
+
+  it("paced, makes up turns that passed with no one waiting while drift is booked ahead, two at most", async () => {
+    const rl = limiter({ limit: 10, reserveShare: 0.2, paceBackground: true });
+    const pace = windowMs / 8;
+    (await rl.acquire("background")).release();
+    const turnedAway = ["a", "b", "c", "d", "e"].map((key) =>
+      rl.acquire("background", undefined, 100, `apps/${key}`).catch(() => undefined),
+    );
+    await vi.advanceTimersByTimeAsync(100);
+    await Promise.all(turnedAway);
+    await vi.advanceTimersByTimeAsync(3 * pace);
+    expect(rl.backgroundLagMs()).toBeGreaterThan(0);
+    const admitted: string[] = [];
+    request(rl, 4, "background", "bg", admitted);
+    await settle();
+    expect(admitted).toEqual(["bg0", "bg1", "bg2"]);
+  });
+
+  it("keeps the place in line of background work that came back at its turn and found none", async () => {
+    const rl = limiter({ limit: 10, reserveShare: 0.2, paceBackground: true });
+    const pace = windowMs / 8;
+    (await rl.acquire("background")).release();
+    const giveUp = (key: string) => {
+      const turnedAway = rl.acquire("background", undefined, 100, key).catch((e: unknown) => e);
+      return vi.advanceTimersByTimeAsync(100).then(async () => (await turnedAway) as BudgetWaitError);
+    };
+    await giveUp("apps/a");
+    await giveUp("apps/b");
+    const lag = rl.backgroundLagMs();
+    // a comes back before its turn and finds none: it tries again a pace later, the line unchanged.
+    expect((await giveUp("apps/a")).deferMs).toBe(pace);
+    expect(rl.backgroundLagMs()).toBe(lag - 100);
+  });
+
   it("does not starve background work: an aged background waiter goes ahead of later user work", async () => {
     const rl = limiter({ limit: 1, reserveShare: 0, backgroundMaxWaitMs: 30_000 });
     const admitted: string[] = [];

@@ -63,6 +63,10 @@ export class BudgetWaitError extends Error {
 interface Waiter {
   priority: Priority;
   enqueuedAt: number;
+  /** Who waits (a resource), if the caller said. */
+  key: string | undefined;
+  /** Since when this background work has been turned away: the longest turned away goes first. */
+  since: number;
   grant: (permit: Permit) => void;
   fail: (reason: unknown) => void;
 }
@@ -108,8 +112,8 @@ export class RateLimiter {
   private readonly backgroundMaxWaitMs: number;
   private readonly marginMs: number;
   private readonly paceBackground: boolean;
-  /** When background work was last admitted (for `paceBackground`). */
-  private lastBackgroundAt = Number.NEGATIVE_INFINITY;
+  /** When background work may next be admitted (for `paceBackground`). */
+  private backgroundNextAt = Number.NEGATIVE_INFINITY;
   /** Release times of finished requests, oldest first. */
   private readonly released: number[] = [];
   private inFlight = 0;
@@ -125,6 +129,9 @@ export class RateLimiter {
   private cancelTimer: (() => void) | undefined;
   /** The last turn booked for background work that gave up waiting (see expectedWaitMs). */
   private backgroundBookedUntil = 0;
+  /** Per waiter key, since when its background work has been turned away (cleared once admitted). */
+  private readonly turnedAway = new Map<string, number>();
+  private turnedAwayPrunedAt = 0;
 
   constructor(options: RateLimiterOptions) {
     if (!(options.limit > 0) || !(options.windowMs > 0)) {
@@ -158,11 +165,21 @@ export class RateLimiter {
   /**
    * Resolves when a request may leave; rejects with the signal's reason if aborted while waiting,
    * and with a BudgetWaitError (saying when to come back) once it waited `maxWaitMs` in vain.
+   * `key` names who waits (a resource): background work of a key that gave up keeps its place, so
+   * when drift asks for more than its share, the keys turned away longest are read first and none
+   * is passed over for good.
    */
-  acquire(priority: Priority, signal?: AbortSignal, maxWaitMs?: number): Promise<Permit> {
+  acquire(priority: Priority, signal?: AbortSignal, maxWaitMs?: number, key?: string): Promise<Permit> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { priority, enqueuedAt: this.clock.now(), grant: resolve, fail: reject };
+      const now = this.clock.now();
+      const since = (priority === "background" && key !== undefined && this.turnedAway.get(key)) || now;
+      const waiter: Waiter = { priority, enqueuedAt: now, key, since, grant: resolve, fail: reject };
+      if (key !== undefined && this.mustWaitInLine(waiter, key, maxWaitMs)) {
+        this.keepTurnedAway(key, now);
+        reject(new BudgetWaitError(this.expectedWaitMs(waiter)));
+        return;
+      }
       let cancelGiveUp: (() => void) | undefined;
       const leave = (reason: unknown) => {
         const queue = this.queues[priority];
@@ -184,9 +201,10 @@ export class RateLimiter {
       this.queues[priority].push(waiter);
       this.pump();
       if (maxWaitMs !== undefined && this.queues[priority].includes(waiter)) {
-        cancelGiveUp = this.clock.setTimer(maxWaitMs, () =>
-          leave(new BudgetWaitError(this.expectedWaitMs(waiter))),
-        );
+        cancelGiveUp = this.clock.setTimer(maxWaitMs, () => {
+          if (priority === "background" && key !== undefined) this.keepTurnedAway(key, waiter.since);
+          leave(new BudgetWaitError(this.expectedWaitMs(waiter)));
+        });
       }
     });
   }
@@ -195,12 +213,15 @@ export class RateLimiter {
    * When `waiter` is likely admitted: not before the window has room. User work: no sooner than the
    * pace of the user waiters ahead. Background work is booked a turn, one background pace after the
    * last one booked, so drift that asks for more than its share is stretched evenly over time
-   * instead of coming back all at once.
+   * instead of coming back all at once; work that came back at its turn and still found none keeps
+   * its place in that line and tries again a pace later.
    */
   private expectedWaitMs(waiter: Waiter): number {
     const now = this.clock.now();
     const at = this.admissibleAt(now, waiter);
     const byRoom = Number.isFinite(at) ? at - now : 0;
+    if (waiter.priority === "background" && waiter.since < waiter.enqueuedAt)
+      return Math.round(Math.max(byRoom, this.backgroundPaceMs()));
     if (waiter.priority === "background") {
       const turn = Math.max(
         now + byRoom,
@@ -212,6 +233,37 @@ export class RateLimiter {
     const ahead = this.queues.user.indexOf(waiter);
     const byPace = ((ahead + 1) * this.windowMs) / this.limitValue;
     return Math.round(Math.min(this.windowMs, Math.max(byPace, byRoom)));
+  }
+
+  /**
+   * Background work of a key that was not turned away, while work turned away before it is booked
+   * for later turns: it does not pass them, it is booked the next turn at once. Only for callers
+   * that give up waiting (the others wait their turn anyway).
+   */
+  private mustWaitInLine(waiter: Waiter, key: string, maxWaitMs: number | undefined): boolean {
+    if (waiter.priority !== "background" || maxWaitMs === undefined) return false;
+    return !this.turnedAway.has(key) && this.backgroundLagMs() > 0;
+  }
+
+  private keepTurnedAway(key: string, since: number): void {
+    this.turnedAway.set(key, since);
+    // Keys that never came back (their resource deleted) are forgotten after a long while; looked
+    // for once a window.
+    const now = this.clock.now();
+    if (now - this.turnedAwayPrunedAt < this.windowMs) return;
+    this.turnedAwayPrunedAt = now;
+    for (const [k, at] of this.turnedAway) if (at < now - 60 * this.windowMs) this.turnedAway.delete(k);
+  }
+
+  /**
+   * The next background turn, one pace after this one. While work turned away waits for its turns,
+   * up to two turns that passed with no one waiting (its callers come back a little late) are made
+   * up, so drift over its share gets all of it.
+   */
+  private paceAdmitted(now: number): void {
+    const pace = this.backgroundPaceMs();
+    const makeUp = this.backgroundLagMs() > 0 ? 2 * pace : 0;
+    this.backgroundNextAt = Math.max(this.backgroundNextAt + pace, now - makeUp + pace);
   }
 
   /** The time between two background requests when background work has the whole of its share. */
@@ -268,20 +320,30 @@ export class RateLimiter {
         if (Number.isFinite(wakeAt)) this.cancelTimer = this.clock.setTimer(wakeAt - now, () => this.pump());
         return;
       }
-      this.queues[next.priority].shift();
-      if (!this.isUrgent(next, now)) this.lastBackgroundAt = now;
+      const queue = this.queues[next.priority];
+      queue.splice(queue.indexOf(next), 1);
+      if (next.key !== undefined && next.priority === "background") this.turnedAway.delete(next.key);
+      if (!this.isUrgent(next, now)) this.paceAdmitted(now);
       next.grant(this.admit(now - next.enqueuedAt));
     }
   }
 
-  /** The oldest user (or aged background) waiter, else the oldest background waiter. */
+  /** The oldest user (or aged background) waiter, else the background waiter turned away longest. */
   private nextWaiter(now: number): Waiter | undefined {
     const user = this.queues.user[0];
-    const background = this.queues.background[0];
+    const background = this.longestTurnedAway();
     if (background !== undefined && this.isUrgent(background, now)) {
       if (user === undefined || background.enqueuedAt <= user.enqueuedAt) return background;
     }
     return user ?? background;
+  }
+
+  /** The background waiter turned away longest (arrival order among equals). */
+  private longestTurnedAway(): Waiter | undefined {
+    let first: Waiter | undefined;
+    for (const waiter of this.queues.background)
+      if (first === undefined || waiter.since < first.since) first = waiter;
+    return first;
   }
 
   private isUrgent(waiter: Waiter, now: number): boolean {
@@ -294,7 +356,7 @@ export class RateLimiter {
     const asUrgent = this.earliestLeaving(now, 0);
     if (this.isUrgent(waiter, now)) return asUrgent;
     const reserve = Math.floor(this.limitValue * this.reserveShare);
-    const paced = this.paceBackground ? this.lastBackgroundAt + this.backgroundPaceMs() : 0;
+    const paced = this.paceBackground ? this.backgroundNextAt : 0;
     const asBackground = Math.max(this.earliestLeaving(now, reserve), paced);
     return Math.min(asBackground, Math.max(asUrgent, waiter.enqueuedAt + this.backgroundMaxWaitMs));
   }

@@ -325,4 +325,31 @@ describe("Controller", () => {
     await c.stop();
     expect(runs).toEqual(["ns/pending", "ns/s1", "ns/s2"]);
   });
+
+  it("hands out a spec change that arrives while the initial list syncs before the listed keys", async () => {
+    const store = new Store(logger);
+    for (const name of ["a", "b", "c"]) store.upsert(object(name, "1"));
+    const synced = gate();
+    const { runs, release, reconcile } = recording(0);
+    release();
+    const c = new Controller({
+      name: "widgets",
+      informer: { ...source(store), waitForSync: () => synced.opened },
+      reconcile,
+      logger,
+      metrics: {
+        controller: createControllerMetrics(new Registry()),
+        workqueue: createWorkqueueMetrics(new Registry()),
+      },
+      concurrency: 1,
+    });
+    const starting = c.start();
+    store.upsert(changed("c", "2", { generation: 2 }));
+    store.upsert(changed("b", "2", {}, { status: { observedGeneration: 1, by: "someone else" } }));
+    synced.open();
+    await starting;
+    await until(() => runs.length === 3);
+    await c.stop();
+    expect(runs).toEqual(["ns/c", "ns/a", "ns/b"]);
+  });
 });

@@ -103,9 +103,9 @@ export class Controller {
   /**
    * Subscribes to the informers, waits for them to sync, then starts the workers. What a source
    * announces before it synced (its initial list) is background work, but for primaries with a
-   * change waiting (listedPriority); after, an added or deleted object, an update a person made
-   * (updatePriority) and the primaries a related change maps to are changes, which the queue hands
-   * out first.
+   * change waiting (listedPriority); after, an added or deleted object and the primaries a related
+   * change maps to are changes; an update a person made (updatePriority) is one at any time. The
+   * queue hands changes out first.
    */
   async start(): Promise<void> {
     const primary = this.#options.informer;
@@ -114,11 +114,8 @@ export class Controller {
       primary.on({
         add: (object) =>
           this.queue.add(objectKey(object), primarySynced.synced ? "change" : listedPriority(object)),
-        update: (oldObject, object) =>
-          this.#primaryUpdated(
-            object,
-            primarySynced.synced ? updatePriority(oldObject, object) : "background",
-          ),
+        // A person's change is one whenever it arrives, also while the initial list syncs.
+        update: (oldObject, object) => this.#primaryUpdated(object, updatePriority(oldObject, object)),
         delete: (object) => {
           this.#ownWrites.delete(objectKey(object));
           this.queue.add(objectKey(object), "change");

@@ -116,6 +116,13 @@ describe("applyOutcome", () => {
     expect(queue.lengthOf("change")).toBe(1);
   });
 
+  it("a change still in progress comes back as a change, even when a background wake ran it", async () => {
+    apply(Outcome.inProgressAfter(1_000), "background");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(queue.lengthOf("change")).toBe(1);
+    expect(queue.lengthOf("background")).toBe(0);
+  });
+
   it("errors are retried at the priority the key ran at", async () => {
     apply(Outcome.error(new Error("boom")), "background");
     await vi.advanceTimersByTimeAsync(10);

@@ -8,10 +8,11 @@ export type Outcome =
   /** Converged: nothing to do until the object (or something it watches) changes. */
   | { kind: "done" }
   /**
-   * Look again after `ms`: in the background (drift checks, polls of settled objects), or, with
-   * `followUp`, at the priority of this reconcile (a change still in progress, a Retry-After).
+   * Look again after `ms`: in the background (drift checks, polls of settled objects); with
+   * `followUp`, at the priority of this reconcile (a Retry-After); with `inProgress`, as a change
+   * (a person's change on its way, whatever woke this reconcile: its polls go before drift).
    */
-  | { kind: "requeueAfter"; ms: number; followUp?: boolean }
+  | { kind: "requeueAfter"; ms: number; followUp?: boolean; inProgress?: boolean }
   /** Could not go on without waiting for the budget: the worker is given back; again after `ms`, at the same priority. */
   | { kind: "deferred"; ms: number }
   /** Failed in a way a retry may fix: retried with per-key backoff. */
@@ -23,6 +24,7 @@ export const Outcome = {
   done: (): Outcome => ({ kind: "done" }),
   requeueAfter: (ms: number): Outcome => ({ kind: "requeueAfter", ms }),
   followUpAfter: (ms: number): Outcome => ({ kind: "requeueAfter", ms, followUp: true }),
+  inProgressAfter: (ms: number): Outcome => ({ kind: "requeueAfter", ms, inProgress: true }),
   deferred: (ms: number): Outcome => ({ kind: "deferred", ms }),
   error: (error: unknown): Outcome => ({ kind: "error", error }),
   terminal: (error: unknown): Outcome => ({ kind: "terminal", error }),
@@ -42,6 +44,14 @@ export function isDeferral(error: unknown): error is Deferral {
   if (typeof error !== "object" || error === null) return false;
   const { code, deferMs } = error as Partial<Record<keyof Deferral, unknown>>;
   return code === "deferred" && typeof deferMs === "number" && Number.isFinite(deferMs) && deferMs >= 0;
+}
+
+function requeuePriority(
+  outcome: { followUp?: boolean; inProgress?: boolean },
+  ranAt: QueuePriority,
+): QueuePriority {
+  if (outcome.inProgress === true) return "change";
+  return outcome.followUp === true ? ranAt : "background";
 }
 
 export interface OutcomeTarget {
@@ -76,7 +86,7 @@ export function applyOutcome(
         return;
       }
       queue.forget(key);
-      queue.addAfter(key, outcome.ms, outcome.followUp === true ? priority : "background");
+      queue.addAfter(key, outcome.ms, requeuePriority(outcome, priority));
       metrics.reconcileTotal.inc({ controller, result: "requeue_after" });
       return;
     case "deferred":

@@ -29,7 +29,9 @@ export const appController: ControllerDefinition = {
       watches: [
         secretsWatch(deps, appType),
         {
-          informer: meaningfulChanges(deps.informer(resourceTypeOf(projectNames))),
+          // The Project's cost is the sum of its Apps' costs: no App acts on it, and a new App's cost
+          // would otherwise wake every App of the project.
+          informer: meaningfulChanges(deps.informer(resourceTypeOf(projectNames)), ["cost"]),
           map: referrers(apps, (object) => names([specOf(object).projectRef?.name])),
         },
         {

@@ -70,7 +70,11 @@ export interface Reads {
   app: boolean;
   status: boolean;
   build: boolean;
-  /** Only a periodic drift check is due: the reads go after user-driven work. */
+  /**
+   * Only a periodic drift check is due on an App that is not in progress: the reads go after
+   * user-driven work. An App still on its way to Ready (created, changed, restarted) is a person's
+   * change in progress: its reads, drift included, stay user work until it is Ready.
+   */
   background: boolean;
   /**
    * Nothing is known in memory, but status says the App is settled (a restart): schedule its first

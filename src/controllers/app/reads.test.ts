@@ -4,6 +4,13 @@ import { newAppMemory } from "./memory.ts";
 import { readsDue } from "./reads.ts";
 
 const now = 1_000_000;
+const readyCondition = {
+  type: "Ready",
+  status: "True" as const,
+  reason: "Succeeded",
+  message: "ok",
+  lastTransitionTime: "2030-01-01T00:00:00Z",
+};
 const readyStatus = {
   appId,
   projectId,
@@ -46,6 +53,26 @@ describe("readsDue", () => {
   it("reads app and status at low priority when only the drift check is due", () => {
     const reads = readsDue(anApp({}, { status: readyStatus }), known({ driftDueAt: now - 1 }), now);
     expect(reads).toMatchObject({ app: true, status: true, background: true });
+  });
+
+  it("reads at user priority while the App is on its way to Ready, even when its drift check is due", () => {
+    const creating = { ...readyStatus, conditions: [{ ...readyCondition, status: "False" as const }] };
+    const reads = readsDue(anApp({}, { status: creating }), known({ driftDueAt: now - 1 }), now);
+    expect(reads).toMatchObject({ app: true, status: true, background: false });
+    const fresh = readsDue(anApp(), known({ driftDueAt: now - 1, statusDueAt: now }), now);
+    expect(fresh.background).toBe(false);
+  });
+
+  it("reads a Stalled App's drift check in the background", () => {
+    const stalledStatus = {
+      ...readyStatus,
+      conditions: [
+        { ...readyCondition, status: "False" as const },
+        { ...readyCondition, type: "Stalled" },
+      ],
+    };
+    const reads = readsDue(anApp({}, { status: stalledStatus }), known({ driftDueAt: now - 1 }), now);
+    expect(reads.background).toBe(true);
   });
 
   it("reads app and status at user priority after a spec change", () => {

@@ -50,6 +50,14 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
     app: full,
     status: full || status,
     build,
-    background: drift && known.app !== undefined && !specChanged && !requested,
+    background:
+      drift && known.app !== undefined && !specChanged && !requested && !inProgress(app, generation),
   };
+}
+
+/** On its way to Ready at its generation: neither Ready there nor Stalled. */
+function inProgress(app: App, generation: number): boolean {
+  const conditions = app.status?.conditions;
+  const ready = app.status?.observedGeneration === generation && isTrue(conditions, "Ready");
+  return !ready && !isTrue(conditions, "Stalled");
 }

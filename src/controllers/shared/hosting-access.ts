@@ -53,6 +53,7 @@ export class HostingAccess {
         ? shared
         : shared.scoped({
             signal: scope.signal,
+            resource: scope.resource,
             onSend: () => this.budget.spend(scope.resource, shared.credentialId, shared.rateLimit()),
           });
     return { client, me: await this.#identities.get(client, credentials.baseUrl) };

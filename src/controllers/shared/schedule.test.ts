@@ -26,9 +26,9 @@ describe("deferFirstRead (after a restart)", () => {
 describe("lookAgain", () => {
   it.each([
     [
-      "a change still in progress keeps its reconcile's priority",
+      "a change still in progress comes back as a change",
       true,
-      { kind: "requeueAfter", ms: 2_000, followUp: true },
+      { kind: "requeueAfter", ms: 2_000, inProgress: true },
     ],
     ["a settled resource's drift check goes in the background", false, { kind: "requeueAfter", ms: 2_000 }],
   ])("%s", (_, inProgress, expected) => {

@@ -10,13 +10,14 @@ export function earliest(...times: Array<number | undefined>): number | undefine
 
 /**
  * The requeue for a look at `next` (epoch ms; none: done). A change still in progress (not yet
- * Ready at its generation, not Stalled, not waiting on the cluster) keeps the priority of the
- * reconcile that moved it; drift checks, slow retries and safety-net polls go in the background.
+ * Ready at its generation, not Stalled, not waiting on the cluster) comes back as a change, even
+ * when a background wake (a status echo, a drift check) ran this reconcile; drift checks, slow
+ * retries and safety-net polls go in the background.
  */
 export function lookAgain(next: number | undefined, now: number, inProgress: boolean): Outcome {
   if (next === undefined) return Outcome.done();
   const ms = Math.max(0, next - now);
-  return inProgress ? Outcome.followUpAfter(ms) : Outcome.requeueAfter(ms);
+  return inProgress ? Outcome.inProgressAfter(ms) : Outcome.requeueAfter(ms);
 }
 
 /**

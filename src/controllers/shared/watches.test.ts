@@ -23,7 +23,7 @@ const failing = (requestId: string, message: string) => ({
 });
 
 /** The updates a dependant watching through `meaningfulChanges` is told of. */
-function updatesSeen(changes: [KubeObject, KubeObject][]): number {
+function updatesSeen(changes: [KubeObject, KubeObject][], ignoredStatus: string[] = []): number {
   let handlers: Parameters<Source["on"]>[0] = {};
   const source: Source = {
     on: (h) => {
@@ -34,7 +34,7 @@ function updatesSeen(changes: [KubeObject, KubeObject][]): number {
     waitForSync: async () => undefined,
   };
   let seen = 0;
-  meaningfulChanges(source).on({ update: () => seen++ });
+  meaningfulChanges(source, ignoredStatus).on({ update: () => seen++ });
   for (const [before, after] of changes) handlers.update?.(before, after);
   return seen;
 }
@@ -57,6 +57,19 @@ describe("meaningfulChanges: what wakes dependants", () => {
     ],
   ])("wakes them on %s", (_, status) => {
     expect(updatesSeen([[project(failing("req_1", "m")), project(status)]])).toBe(1);
+  });
+
+  it("ignores the status fields the dependants never read, and wakes them on the rest", () => {
+    const base = { ...failing("req_1", "m"), projectId: "p_1" };
+    const costed = (hourly: string) => project({ ...base, cost: { hourly } });
+    expect(updatesSeen([[costed("0.01"), costed("0.02")]], ["cost"])).toBe(0);
+    expect(updatesSeen([[costed("0.01"), costed("0.02")]])).toBe(1);
+    const ready = project({
+      ...base,
+      cost: { hourly: "0.02" },
+      conditions: [{ type: "Ready", status: "True" }],
+    });
+    expect(updatesSeen([[costed("0.01"), ready]], ["cost"])).toBe(1);
   });
 
   it("wakes them on a deletion starting", () => {

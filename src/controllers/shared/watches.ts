@@ -30,18 +30,20 @@ export function referrers(primaries: ObjectCache, refsOf: (object: KubeObject) =
 /**
  * What a dependant can act on in a berth resource: its spec, deletion, finalizers, labels and
  * status, without what changes with every call and says nothing new (the request ID, messages,
- * transition times, resourceVersion).
+ * transition times, resourceVersion), and without the status fields named in `ignored` (what the
+ * dependant never reads).
  */
-export function dependantView(object: KubeObject): string {
+export function dependantView(object: KubeObject, ignored: readonly string[] = []): string {
   const { metadata, spec } = object;
   const {
     lastRequestId: _,
     conditions,
-    ...status
+    ...all
   } = (object.status ?? {}) as {
     lastRequestId?: unknown;
     conditions?: { type?: unknown; status?: unknown; reason?: unknown }[];
-  };
+  } & Record<string, unknown>;
+  const status = Object.fromEntries(Object.entries(all).filter(([field]) => !ignored.includes(field)));
   return JSON.stringify({
     metadata: {
       generation: metadata.generation,
@@ -58,9 +60,10 @@ export function dependantView(object: KubeObject): string {
 /**
  * The informer as dependants should see it: an update that changes nothing in `dependantView`
  * (a status rewritten with a new request ID after another failed call) wakes no one, so two kinds
- * that watch each other don't wake each other on every failure.
+ * that watch each other don't wake each other on every failure. `ignoredStatus`: status fields the
+ * dependants never read (a Project's cost, which changes with every App and would wake them all).
  */
-export function meaningfulChanges(informer: Source): Source {
+export function meaningfulChanges(informer: Source, ignoredStatus: readonly string[] = []): Source {
   return {
     list: () => informer.list(),
     waitForSync: () => informer.waitForSync(),
@@ -68,7 +71,8 @@ export function meaningfulChanges(informer: Source): Source {
       informer.on({
         ...handlers,
         update: (oldObject, newObject) => {
-          if (dependantView(oldObject) !== dependantView(newObject)) handlers.update?.(oldObject, newObject);
+          if (dependantView(oldObject, ignoredStatus) !== dependantView(newObject, ignoredStatus))
+            handlers.update?.(oldObject, newObject);
         },
       }),
   };
