@@ -18,7 +18,7 @@
 //            window: time, hosting calls per App (GET /me excluded), 429s, early polls.
 // RSS and CPU come from /proc/<pid> of the operator process.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
+import { copyFileSync, createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -77,6 +77,8 @@ if (process.env.BENCH_BUILD !== "0") {
       stdio: "inherit",
     },
   );
+  // As in the package: package.json one folder above dist/ (the version and engines are read from it).
+  copyFileSync("package.json", path.join(dist, "..", "package.json"));
 }
 report(
   "machine",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
+import { berthObjects, conditionOf, pending, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
 import { hasCondition, sleep, until, useOperatorEnvironment } from "./support.ts";
@@ -51,6 +51,31 @@ describe("never spend twice, never leak", () => {
       userId: account.userId,
       credential: expect.stringMatching(/^key-/),
     });
+  });
+
+  it("a create whose answer is lost, then a rename: found by the name it was sent with, renamed, never made twice", async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    env.sim.injectFault({
+      operation: "createProject",
+      dropResponse: true,
+      forgetIdempotency: true,
+      latencyMs: 2000,
+      times: 1,
+    });
+    await env.startOperator();
+    await objects.create("projects", "shop", { displayName: "shop-before" });
+    await objects.waitFor("projects", "shop", (p) => pending(p, "createProject") !== undefined);
+    await objects.patch("projects", "shop", { spec: { displayName: "shop-after" } });
+    const project = await objects.waitFor(
+      "projects",
+      "shop",
+      (p) => withCondition("Ready")(p) && p?.status?.observedGeneration === p?.metadata.generation,
+      30_000,
+    );
+    const all = await service.items<Named>("/projects");
+    expect(all.map((p) => [p.id, p.name])).toEqual([[project?.status?.projectId, "shop-after"]]);
+    expect(env.requests("createProject").filter((r) => r.status === 201)).toHaveLength(1);
   });
 
   it("a lookup never adopts an object another resource holds, even of the same name", async () => {

@@ -8,7 +8,7 @@ import { connectFailure } from "../shared/connect.ts";
 import { type ControllerDeps, credentialsFor, resourceTypeOf, secretLookup } from "../shared/deps.ts";
 import { describeFailure, type Failure, type Problem, stalledBy, waitingFor } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
-import { inputOf, pendingIntent } from "../shared/intents.ts";
+import { inputOf, pendingCreate, pendingIntent } from "../shared/intents.ts";
 import type { Observation } from "../shared/kind.ts";
 import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { credentialsChanged, identityOf } from "../shared/ownership.ts";
@@ -196,11 +196,13 @@ async function readService(
     if (metadata.requestId !== undefined) knowledge.requestId = metadata.requestId;
   };
   if (reads.lookup) {
-    const name = appName(app);
+    const created = pendingCreate(app.status, "createApp");
+    const name = created.name ?? appName(app);
+    const where = created.projectId ?? projectId;
     const held = heldByOthers(deps, resourceTypeOf(appNames), app.metadata.uid, "appId");
     const found = await createdCandidates(
       async (cursor) => {
-        const page = await client.listApps(projectId, { name, cursor }, options);
+        const page = await client.listApps(where, { name, cursor }, options);
         note(page.$metadata);
         return page;
       },
@@ -211,7 +213,7 @@ async function readService(
       knowledge.problem = stalledBy(
         Reason.DuplicateCreated,
         `a create of app ${name} had an unknown outcome and ${found.length} apps of that name now exist in project ` +
-          `${projectId} (${found.map((a) => a.id).join(", ")}); set spec.appId to the one to keep and delete the others`,
+          `${where} (${found.map((a) => a.id).join(", ")}); set spec.appId to the one to keep and delete the others`,
       );
       return;
     }

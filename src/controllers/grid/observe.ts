@@ -5,6 +5,7 @@ import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
 import { connectForResource } from "../shared/connect.ts";
 import type { ControllerDeps } from "../shared/deps.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { pendingCreate } from "../shared/intents.ts";
 import type { Observation } from "../shared/kind.ts";
 import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
@@ -66,7 +67,7 @@ async function readService(
     // The finalizer goes on before the first create: with it, a create may have happened unheard.
     const mayExist = knowledge.uncertainCreate || (grid.metadata.finalizers ?? []).includes(finalizer);
     if (!mayExist) return;
-    const name = gridName(grid);
+    const name = pendingCreate(grid.status, "createGrid").name ?? gridName(grid);
     const found = await createdCandidates(
       (cursor) => client.listGrids({ name, cursor }),
       heldByOthers(deps, gridType, grid.metadata.uid, "gridId"),

@@ -6,6 +6,7 @@ import { connectForResource } from "../shared/connect.ts";
 import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
 import { stalledBy } from "../shared/failure.ts";
 import type { Connection } from "../shared/hosting-access.ts";
+import { pendingCreate } from "../shared/intents.ts";
 import type { Observation } from "../shared/kind.ts";
 import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
 import { Reason } from "../shared/reasons.ts";
@@ -63,7 +64,7 @@ async function readService(
   if (projectId === undefined) {
     const mayExist = knowledge.uncertainCreate || (project.metadata.finalizers ?? []).includes(finalizer);
     if (!mayExist || refuse(["projects:read"], "look the project up")) return;
-    const name = projectName(project);
+    const name = pendingCreate(project.status, "createProject").name ?? projectName(project);
     const found = await createdCandidates(
       async (cursor) => {
         const page = await client.listProjects({ name, cursor });

@@ -43,6 +43,22 @@ export function pendingIntent(status: { intents?: Intent[] | undefined } | undef
 }
 
 /**
+ * What a Pending create recorded it makes (the name, and an App's project): a create whose outcome
+ * is unknown is looked up by that, never by what the spec says now (a rename may have followed).
+ */
+export function pendingCreate(
+  status: { intents?: Intent[] | undefined } | undefined,
+  operation: string,
+): { name?: string | undefined; projectId?: string | undefined } {
+  const intent = pendingIntent(status, operation);
+  const input = intent === undefined ? undefined : inputOf<{ name: string; projectId: string }>(intent);
+  return {
+    name: typeof input?.name === "string" ? input.name : undefined,
+    projectId: typeof input?.projectId === "string" ? input.projectId : undefined,
+  };
+}
+
+/**
  * The call a plan makes for `operation` on `input`: a refused attempt's successor gets a new
  * attempt number and so a new key; after one that did not act (or is pending) the same input
  * keeps its key, so the service replays the call should it have acted after all.
