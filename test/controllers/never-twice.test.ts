@@ -78,6 +78,31 @@ describe("never spend twice, never leak", () => {
     expect(env.requests("createProject").filter((r) => r.status === 201)).toHaveLength(1);
   });
 
+  it("a create still running at the service when berth looks, then a rename: sent again under its key, answered once", async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    // The service takes 6 s to act; the operator is stopped 1 s into the call (its answer is lost).
+    env.sim.injectFault({ operation: "createProject", latencyMs: 6000, times: 1 });
+    const first = await env.startOperator({}, "10m", { shutdownGrace: "1s" });
+    const sentAt = Date.now();
+    await objects.create("projects", "shop", { displayName: "shop-before" });
+    await objects.waitFor("projects", "shop", (p) => pending(p, "createProject") !== undefined);
+    await first.stop();
+    await objects.patch("projects", "shop", { spec: { displayName: "shop-after" } });
+    await env.startOperator();
+    const project = await objects.waitFor(
+      "projects",
+      "shop",
+      (p) => withCondition("Ready")(p) && p?.status?.observedGeneration === p?.metadata.generation,
+      30_000,
+    );
+    // Past the moment the first call acts at the service.
+    await sleep(Math.max(0, sentAt + 7000 - Date.now()));
+    const all = await service.items<Named>("/projects");
+    expect(all.map((p) => [p.id, p.name])).toEqual([[project?.status?.projectId, "shop-after"]]);
+    expect(env.requests("createProject").filter((r) => r.status === 201 && !r.replayed)).toHaveLength(1);
+  });
+
   it("a lookup never adopts an object another resource holds, even of the same name", async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);

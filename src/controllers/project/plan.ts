@@ -5,7 +5,7 @@ import type { Project } from "../../api/project.ts";
 import { idempotencyKey } from "../../hosting/index.ts";
 import { noChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
 import type { Problem } from "../shared/failure.ts";
-import { createIntent } from "../shared/intents.ts";
+import { createIntent, unfoundCreate } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
 import { Reason } from "../shared/reasons.ts";
 import { pinnedProjects, scopeProblem } from "../shared/scopes.ts";
@@ -63,13 +63,19 @@ export function planProject(input: ProjectPlanInput): ProjectPlan {
       });
     }
     const replaces = observed.gone ? project.status?.projectId : undefined;
-    const key = idempotencyKey(project.metadata.uid ?? project.metadata.name, "createProject", {
-      name,
-      ...(replaces === undefined ? {} : { replaces }),
-      ...createAttempt(observed.refusedCreates ?? 0),
-    });
-    const intent = createIntent("createProject", { name }, key, observed.refusedCreates);
-    const actions = withFinalizer([{ type: "create", name, idempotencyKey: key, intent }]);
+    const again = unfoundCreate(project.status, "createProject");
+    const key =
+      again?.key ??
+      idempotencyKey(project.metadata.uid ?? project.metadata.name, "createProject", {
+        name,
+        ...(replaces === undefined ? {} : { replaces }),
+        ...createAttempt(observed.refusedCreates ?? 0),
+      });
+    const intent = again ?? createIntent("createProject", { name }, key, observed.refusedCreates);
+    // Created under the name it was first sent with; a rename since follows once it is known.
+    const actions = withFinalizer([
+      { type: "create", name: again?.name ?? name, idempotencyKey: key, intent },
+    ]);
     return (
       guarded(
         input,
