@@ -17,7 +17,7 @@ import { startOperator } from "../src/operator/index.ts";
 import { Informer, KubeClient, type KubeObject } from "../src/runtime/index.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
 import { createMetrics } from "../src/telemetry/metrics.ts";
-import { type SimulatorProcess, startSimulatorProcess, stopChild } from "./bench-support.ts";
+import { type SimulatorProcess, scaledPolls, startSimulatorProcess, stopChild } from "./bench-support.ts";
 
 export interface BenchClusterOptions {
   namespace: string;
@@ -163,14 +163,7 @@ async function operatorChild(): Promise<void> {
   const config = new KubeConfig();
   config.loadFromFile(process.env.BENCH_KUBECONFIG ?? "");
   const scale = (ms: number) => Math.max(50, Math.round(ms / speed));
-  const { startingMs, wiringMs, stoppingMs, buildingMs, waitingMs } = defaultSettings.polls;
-  const polls = {
-    startingMs: scale(startingMs),
-    wiringMs: scale(wiringMs),
-    stoppingMs: scale(stoppingMs),
-    buildingMs: scale(buildingMs),
-    waitingMs: scale(waitingMs),
-  };
+  const polls = scaledPolls(scale);
   const running = await startOperator(
     {
       namespaces: [process.env.BENCH_NAMESPACE ?? ""],

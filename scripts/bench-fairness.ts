@@ -19,7 +19,6 @@ import { Registry } from "prom-client";
 import { z } from "zod";
 import { installCrds } from "../src/api/install.ts";
 import { startControlPlane } from "../src/control-plane/control-plane.ts";
-import { defaultSettings } from "../src/controllers/shared/deps.ts";
 import { startOperator } from "../src/operator/index.ts";
 import { Informer, KubeClient, type KubeObject } from "../src/runtime/index.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
@@ -28,6 +27,7 @@ import {
   inParallel,
   report,
   type SimulatorProcess,
+  scaledPolls,
   startSimulatorProcess,
   stopChild,
   until,
@@ -279,14 +279,7 @@ async function operator(): Promise<void> {
   const config = new KubeConfig();
   config.loadFromFile(process.env.BENCH_KUBECONFIG ?? "");
   const scale = (ms: number) => Math.max(50, Math.round(ms / speed));
-  const { startingMs, wiringMs, stoppingMs, buildingMs, waitingMs } = defaultSettings.polls;
-  const polls = {
-    startingMs: scale(startingMs),
-    wiringMs: scale(wiringMs),
-    stoppingMs: scale(stoppingMs),
-    buildingMs: scale(buildingMs),
-    waitingMs: scale(waitingMs),
-  };
+  const polls = scaledPolls(scale);
   const running = await startOperator(
     { namespaces: [namespace], metricsAddr: "", healthAddr: "", logLevel: "warn" },
     {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { defaultSettings } from "../src/controllers/shared/deps.ts";
 
 /** Runs `task(0..count-1)` with at most `width` in flight. */
 export async function inParallel(
@@ -164,4 +165,16 @@ export function sleep(ms: number): Promise<void> {
 
 export function report(label: string, value: string, width = 28): void {
   process.stdout.write(`${label.padEnd(width)} ${value}\n`);
+}
+
+/** The operator's poll timings scaled to a sped-up simulator clock. */
+export function scaledPolls(scale: (ms: number) => number) {
+  const { startingMs, wiringMs, stoppingMs, buildingMs, waitingMs } = defaultSettings.polls;
+  return {
+    startingMs: scale(startingMs),
+    wiringMs: scale(wiringMs),
+    stoppingMs: scale(stoppingMs),
+    buildingMs: scale(buildingMs),
+    waitingMs: scale(waitingMs),
+  };
 }
