@@ -17,7 +17,14 @@ import { startOperator } from "../src/operator/index.ts";
 import { Informer, KubeClient, type KubeObject } from "../src/runtime/index.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
 import { createMetrics } from "../src/telemetry/metrics.ts";
-import { type SimulatorProcess, scaledPolls, startSimulatorProcess, stopChild } from "./bench-support.ts";
+import {
+  credentialedNamespace,
+  type SimulatorProcess,
+  scaledPolls,
+  serveUntilTerminated,
+  startSimulatorProcess,
+  stopChild,
+} from "./bench-support.ts";
 
 export interface BenchClusterOptions {
   namespace: string;
@@ -50,13 +57,7 @@ export async function startBenchCluster(options: BenchClusterOptions): Promise<B
   config.loadFromFile(controlPlane.kubeconfigPath);
   const client = new KubeClient(config);
   await installCrds(config);
-  await client.call("POST", "/api/v1/namespaces", { body: { metadata: { name: namespace } } });
-  await client.call("POST", `/api/v1/namespaces/${namespace}/secrets`, {
-    body: {
-      metadata: { name: "berth-credentials" },
-      stringData: { apiKey: simulator.key, baseUrl: simulator.baseUrl },
-    },
-  });
+  await credentialedNamespace(client, namespace, simulator);
   const followed = await follow(client, namespace, logger);
   const base = `/apis/berth.dev/v1alpha1/namespaces/${namespace}`;
   return {
@@ -180,11 +181,7 @@ async function operatorChild(): Promise<void> {
       settings: { polls, stalledRetryMs: scale(defaultSettings.stalledRetryMs) },
     },
   );
-  await running.ready;
-  process.send?.("ready");
-  await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
-  await running.stop();
-  process.exit(0);
+  await serveUntilTerminated(running);
 }
 
 if (process.env.BENCH_ROLE === "operator") await operatorChild();

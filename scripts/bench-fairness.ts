@@ -28,6 +28,7 @@ import {
   report,
   type SimulatorProcess,
   scaledPolls,
+  serveUntilTerminated,
   startSimulatorProcess,
   stopChild,
   until,
@@ -290,11 +291,7 @@ async function operator(): Promise<void> {
       settings: { polls },
     },
   );
-  await running.ready;
-  process.send?.("ready");
-  await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
-  await running.stop();
-  process.exit(0);
+  await serveUntilTerminated(running);
 }
 
 if (process.env.BENCH_ROLE === "operator") await operator();

@@ -25,9 +25,11 @@ import { createLogger } from "../src/telemetry/logger.ts";
 import { createMetrics } from "../src/telemetry/metrics.ts";
 import {
   cpuSeconds,
+  credentialedNamespace,
   inParallel,
   report,
   scaledPolls,
+  serveUntilTerminated,
   startSimulatorProcess,
   stopChild,
   until,
@@ -53,13 +55,7 @@ async function parent(): Promise<void> {
     config.loadFromFile(controlPlane.kubeconfigPath);
     const client = new KubeClient(config);
     await installCrds(config);
-    await client.call("POST", "/api/v1/namespaces", { body: { metadata: { name: namespace } } });
-    await client.call("POST", `/api/v1/namespaces/${namespace}/secrets`, {
-      body: {
-        metadata: { name: "berth-credentials" },
-        stringData: { apiKey: simulator.key, baseUrl: simulator.baseUrl },
-      },
-    });
+    await credentialedNamespace(client, namespace, simulator);
     child = fork(fileURLToPath(import.meta.url), [], {
       env: { ...process.env, BENCH_ROLE: "operator", BENCH_KUBECONFIG: controlPlane.kubeconfigPath },
     });
@@ -210,11 +206,7 @@ async function operator(): Promise<void> {
       settings: { polls },
     },
   );
-  await running.ready;
-  process.send?.("ready");
-  await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
-  await running.stop();
-  process.exit(0);
+  await serveUntilTerminated(running);
 }
 
 function isReady(object: KubeObject): boolean {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defaultSettings } from "../src/controllers/shared/deps.ts";
+import type { KubeClient } from "../src/runtime/index.ts";
 
 /** Runs `task(0..count-1)` with at most `width` in flight. */
 export async function inParallel(
@@ -177,4 +178,28 @@ export function scaledPolls(scale: (ms: number) => number) {
     buildingMs: scale(buildingMs),
     waitingMs: scale(waitingMs),
   };
+}
+
+/** A namespace with its `berth-credentials` Secret for the simulator's key. */
+export async function credentialedNamespace(
+  client: KubeClient,
+  namespace: string,
+  simulator: { key: string; baseUrl: string },
+): Promise<void> {
+  await client.call("POST", "/api/v1/namespaces", { body: { metadata: { name: namespace } } });
+  await client.call("POST", `/api/v1/namespaces/${namespace}/secrets`, {
+    body: {
+      metadata: { name: "berth-credentials" },
+      stringData: { apiKey: simulator.key, baseUrl: simulator.baseUrl },
+    },
+  });
+}
+
+/** A forked operator child: tells its parent it is ready, runs until SIGTERM, then stops. */
+export async function serveUntilTerminated(running: { ready: Promise<void>; stop(): Promise<void> }) {
+  await running.ready;
+  process.send?.("ready");
+  await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
+  await running.stop();
+  process.exit(0);
 }
