@@ -270,11 +270,17 @@ async function budget(): Promise<void> {
   }
 }
 
-/** Waits until the last hosting call left the rate-limit window, so a phase starts on a full budget. */
+/**
+ * Waits until the last hosting call left the rate-limit window, so a phase starts on a full budget;
+ * again if background work (a balance read) called meanwhile.
+ */
 async function freshWindow(simulator: SimulatorProcess): Promise<void> {
-  const last = (await simulator.requests()).at(-1);
-  const since = last === undefined ? windowMs : Date.now() - Date.parse(last.at);
-  await sleep(Math.max(0, windowMs - since) + 1000);
+  for (;;) {
+    const last = (await simulator.requests()).at(-1);
+    const since = last === undefined ? windowMs : Date.now() - Date.parse(last.at);
+    if (since > windowMs) return;
+    await sleep(windowMs - since + 1000);
+  }
 }
 
 interface OperatorProcess {

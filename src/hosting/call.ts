@@ -29,6 +29,8 @@ export interface CallOptions {
    * budget keep their place, so the resources turned away longest go first.
    */
   resource?: string;
+  /** How the caller awaits the service's answer (a reconcile gives its worker back meanwhile). */
+  whileWaiting?: <T>(answer: Promise<T>) => Promise<T>;
 }
 
 /** How much longer than maxBudgetWaitMs a begun reconcile's background call may wait. */
@@ -145,7 +147,8 @@ async function attemptOnce(
   let response: HttpResponse;
   try {
     options.onSend?.();
-    response = await deps.transport.send(request);
+    const answer = deps.transport.send(request);
+    response = await (options.whileWaiting === undefined ? answer : options.whileWaiting(answer));
   } catch (cause) {
     if (request.signal?.aborted) {
       for (const permit of permits) permit.release();
@@ -181,7 +184,10 @@ async function attemptOnce(
   for (const permit of permits) permit.release();
   const { status } = response;
   deps.observer.onRequest?.({ ...labels, status, code: String(status), durationSec: durationSec(), attempt });
-  deps.logger?.debug({ ...labels, status, requestId: facts.requestId, attempt }, "hosting call");
+  deps.logger?.debug(
+    { ...labels, path: request.path.split("?")[0], status, requestId: facts.requestId, attempt },
+    "hosting call",
+  );
 
   if (status >= 200 && status < 300) {
     const data = parseResponse(route, response, facts);

@@ -104,6 +104,21 @@ describe("requests", () => {
   });
 });
 
+describe("waiting for answers", () => {
+  it("awaits each attempt's answer through the scope's whileWaiting (a reconcile frees its worker)", async () => {
+    const transport = scripted([networkError("ECONNRESET"), json(200, status)]);
+    const awaited: unknown[] = [];
+    const scoped = client(transport).scoped({
+      whileWaiting: async (answer) => {
+        awaited.push(answer);
+        return answer;
+      },
+    });
+    await expect(settled(scoped.getAppStatus(projectId, appId))).resolves.toMatchObject({ state: "running" });
+    expect(awaited).toHaveLength(2);
+  });
+});
+
 describe("retries", () => {
   it("repeats a read after a 503 and a lost connection", async () => {
     const transport = scripted([

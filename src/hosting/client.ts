@@ -115,7 +115,7 @@ interface ClientCore {
 }
 
 /** Options every call of a scoped view carries (see `scoped`). */
-export type CallScope = Pick<CallOptions, "signal" | "onSend" | "begun" | "resource">;
+export type CallScope = Pick<CallOptions, "signal" | "onSend" | "begun" | "resource" | "whileWaiting">;
 
 const unscoped: CallScope = {};
 
@@ -286,6 +286,7 @@ function inScope(scope: CallScope, callOptions: CallOptions = {}): CallOptions {
     ...callOptions,
     ...(scope.begun === undefined ? {} : { begun: scope.begun }),
     ...(scope.resource === undefined ? {} : { resource: scope.resource }),
+    ...(scope.whileWaiting === undefined ? {} : { whileWaiting: scope.whileWaiting }),
     ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
     ...(onSends.length === 0
       ? {}

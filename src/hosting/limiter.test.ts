@@ -418,5 +418,23 @@ describe("RateLimiter", () => {
       expect(((await waiting) as BudgetWaitError).deferMs).toBe(4 * (windowMs / 10));
       for (const permit of held) permit.release();
     });
+
+    it("expects user work turned away only by calls in flight the service may not have counted back soon", async () => {
+      const rl = limiter({ limit: 100 });
+      const admitted: string[] = [];
+      const held = await Promise.all(request(rl, 4, "user", "a", admitted));
+      // Four in flight; the first to answer says 3 are left: 0 if the other three were not counted yet.
+      held[0]?.observe({ remaining: 3, resetAtMs: Date.now() + windowMs });
+      held[0]?.release();
+      const waiting = rl.acquire("user", undefined, 100).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(((await waiting) as BudgetWaitError).deferMs).toBe(2_000);
+      // Counted for certain (nothing was in flight): no room until the reset.
+      held[1]?.observe({ remaining: 0, resetAtMs: Date.now() + windowMs });
+      for (const permit of held.slice(1)) permit.release();
+      const later = rl.acquire("user", undefined, 100).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(((await later) as BudgetWaitError).deferMs).toBeGreaterThan(50_000);
+    });
   });
 });

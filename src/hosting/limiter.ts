@@ -1,5 +1,8 @@
 import type { Clock } from "./clock.ts";
 
+/** How soon work turned away only for calls in flight the service may not have counted comes back. */
+const uncertainRoomWaitMs = 2000;
+
 /** `user` work (spec changes, deletions) goes before `background` work (periodic drift checks). */
 export type Priority = "user" | "background";
 
@@ -232,7 +235,9 @@ export class RateLimiter {
     }
     const ahead = this.queues.user.indexOf(waiter);
     const byPace = ((ahead + 1) * this.windowMs) / this.limitValue;
-    return Math.round(Math.min(this.windowMs, Math.max(byPace, byRoom)));
+    // No room only if the calls in flight were not counted yet: known once they answer.
+    const known = this.roomUncertain() ? Math.min(byRoom, uncertainRoomWaitMs) : byRoom;
+    return Math.round(Math.min(this.windowMs, Math.max(byPace, known)));
   }
 
   /**
@@ -359,6 +364,16 @@ export class RateLimiter {
     const paced = this.paceBackground ? this.backgroundNextAt : 0;
     const asBackground = Math.max(this.earliestLeaving(now, reserve), paced);
     return Math.min(asBackground, Math.max(asUrgent, waiter.enqueuedAt + this.backgroundMaxWaitMs));
+  }
+
+  /**
+   * The service's last report leaves no room once the calls then in flight are counted, but room if
+   * it had counted them already: which it is, their answers tell.
+   */
+  private roomUncertain(): boolean {
+    const hint = this.hint;
+    if (hint === undefined || hint.uncounted === 0) return false;
+    return hint.remaining - (this.admitted - hint.admittedThen) > 0;
   }
 
   /** Earliest admission that leaves `reserve` places of the window unspent. */

@@ -73,6 +73,12 @@ export class OperatorConfigError extends Error {
   readonly code = "invalid_operator_config";
 }
 
+/**
+ * Reconciles a worker may have begun at once: a reconcile waiting on the service's answer (a create
+ * takes seconds) gives its worker back, so calls that mostly wait run side by side.
+ */
+const inFlightPerWorker = 8;
+
 /** Builds the manager, the informers and every registered controller, and starts them. */
 export async function startOperator(
   input: OperatorConfigInput,
@@ -157,8 +163,9 @@ export async function startOperator(
         paceBackground: true,
         ...deps.hosting?.limiterTuning,
       },
-      // A reconcile holds its connection while the service takes seconds to create: one per worker.
-      transportOptions: { connections: config.concurrency },
+      // A reconcile holds its connection while the service takes seconds to create: one per
+      // reconcile in flight.
+      transportOptions: { connections: config.concurrency * inFlightPerWorker },
       observer: hostingMetrics.observer,
       logger,
     }),
@@ -203,6 +210,7 @@ export async function startOperator(
       logger,
       metrics,
       concurrency: config.concurrency,
+      maxInFlight: config.concurrency * inFlightPerWorker,
       // Failures retried from 1 s up to 5 min: the hosting client already retried quick ones.
       rateLimiter: controllerRateLimiter({ baseDelayMs: 1000, maxDelayMs: 300_000 }),
     });

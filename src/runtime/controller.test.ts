@@ -352,4 +352,91 @@ describe("Controller", () => {
     await c.stop();
     expect(runs).toEqual(["ns/c", "ns/a", "ns/b"]);
   });
+
+  it("serves other keys while a reconcile waits on an answer, up to maxInFlight begun at once", async () => {
+    const store = new Store(logger);
+    for (const name of ["a", "b", "c"]) store.upsert(object(name, "1"));
+    const answer = gate();
+    const started: string[] = [];
+    const finished: string[] = [];
+    const reconcile: Reconciler = async ({ key }, context) => {
+      started.push(key);
+      await context.whileWaiting(answer.opened);
+      finished.push(key);
+      return Outcome.done();
+    };
+    const c = new Controller({
+      name: "widgets",
+      informer: source(store),
+      reconcile,
+      logger,
+      metrics: {
+        controller: createControllerMetrics(new Registry()),
+        workqueue: createWorkqueueMetrics(new Registry()),
+      },
+      concurrency: 1,
+      maxInFlight: 2,
+    });
+    await c.start();
+    // One worker, yet two reconciles wait on answers side by side; the third waits for a place.
+    await until(() => started.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toHaveLength(2);
+    expect(c.busy()).toBe(true);
+    answer.open();
+    await until(() => finished.length === 3);
+    await c.stop();
+    expect(new Set(finished)).toEqual(new Set(["ns/a", "ns/b", "ns/c"]));
+  });
+
+  it("takes its worker back after an answer while no other key is queued", async () => {
+    const store = new Store(logger);
+    store.upsert(object("a", "1"));
+    const finished: string[] = [];
+    const reconcile: Reconciler = async ({ key }, context) => {
+      await context.whileWaiting(new Promise((resolve) => setTimeout(resolve, 20)));
+      finished.push(key);
+      return Outcome.done();
+    };
+    const c = new Controller({
+      name: "widgets",
+      informer: source(store),
+      reconcile,
+      logger,
+      metrics: {
+        controller: createControllerMetrics(new Registry()),
+        workqueue: createWorkqueueMetrics(new Registry()),
+      },
+      concurrency: 1,
+      maxInFlight: 2,
+    });
+    await c.start();
+    await until(() => finished.length === 1);
+    await c.stop();
+  });
+
+  it("without whileWaiting, a reconcile holds its worker for its whole run", async () => {
+    const store = new Store(logger);
+    for (const name of ["a", "b"]) store.upsert(object(name, "1"));
+    const { runs, release, reconcile } = recording(1);
+    const c = new Controller({
+      name: "widgets",
+      informer: source(store),
+      reconcile,
+      logger,
+      metrics: {
+        controller: createControllerMetrics(new Registry()),
+        workqueue: createWorkqueueMetrics(new Registry()),
+      },
+      concurrency: 1,
+      maxInFlight: 4,
+    });
+    await c.start();
+    await until(() => runs.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(runs).toHaveLength(1);
+    release();
+    await until(() => runs.length === 2);
+    await c.stop();
+  });
 });

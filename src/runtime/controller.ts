@@ -5,6 +5,7 @@ import { type KubeObject, objectKey, parseKey } from "./object.ts";
 import { applyOutcome, isDeferral, Outcome } from "./outcome.ts";
 import { listedPriority, updatePriority } from "./priority.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
+import { Slots } from "./slots.ts";
 import type { StoreHandlers } from "./store.ts";
 import { type QueuePriority, WorkQueue } from "./workqueue.ts";
 
@@ -24,6 +25,11 @@ export interface ReconcileContext {
    * event of that resourceVersion is the controller's own news and wakes no reconcile.
    */
   wrote(written: KubeObject): void;
+  /**
+   * Awaits `answer` (a call to another service) without holding a worker: other keys are worked on
+   * meanwhile, and this reconcile goes on ahead of new work once it comes.
+   */
+  whileWaiting<T>(answer: Promise<T>): Promise<T>;
 }
 
 /** Reads the object from the informer by key (level-triggered) and says what should happen next. */
@@ -48,6 +54,11 @@ export interface ControllerOptions {
   metrics: { controller: ControllerMetrics; workqueue: WorkqueueMetrics };
   /** Workers running reconciles in parallel (never two on one key); default 1. */
   concurrency?: number;
+  /**
+   * Reconciles begun at once, counting those whose worker was given back while they wait on an
+   * answer (`whileWaiting`); default `concurrency`.
+   */
+  maxInFlight?: number;
   rateLimiter?: RateLimiter;
   /** Epoch ms; injectable for tests (default Date.now). */
   now?: () => number;
@@ -76,7 +87,8 @@ export class Controller {
   readonly #ownWrites = new Map<string, string[]>();
   /** Per key being reconciled, the primary updates that arrived meanwhile. */
   readonly #arrivedDuring = new Map<string, Array<{ version: string; priority: QueuePriority }>>();
-  #workers: Promise<void>[] = [];
+  #workers = new Slots(1);
+  #dispatching: Promise<void> = Promise.resolve();
   #active = 0;
   #lastProgressAt: number;
 
@@ -142,16 +154,24 @@ export class Controller {
     for (const object of primary.list()) this.queue.add(objectKey(object), listedPriority(object));
     await Promise.all(this.#watched.map(({ informer }) => informer.waitForSync()));
     if (this.queue.shuttingDown) return;
-    const concurrency = this.#options.concurrency ?? 1;
+    const concurrency = this.#concurrency;
     this.#lastProgressAt = this.#now();
     this.#options.metrics.controller.maxConcurrentReconciles.set({ controller: this.name }, concurrency);
-    this.#workers = Array.from({ length: concurrency }, () => this.#work());
-    this.#logger.info({ concurrency }, "controller started");
+    this.#workers = new Slots(concurrency);
+    this.#dispatching = this.#dispatch();
+    this.#logger.info(
+      { concurrency, maxInFlight: this.#options.maxInFlight ?? concurrency },
+      "controller started",
+    );
   }
 
   /** For the liveness check: keys waiting, and when a worker last took or finished one. */
   progress(): WorkProgress {
     return { name: this.name, waiting: this.queue.length, lastProgressAt: this.#lastProgressAt };
+  }
+
+  get #concurrency(): number {
+    return this.#options.concurrency ?? 1;
   }
 
   #now(): number {
@@ -167,7 +187,7 @@ export class Controller {
   async stop(): Promise<void> {
     this.#unsubscribeAll();
     await this.queue.shutDownWithDrain();
-    await Promise.all(this.#workers);
+    await this.#dispatching;
   }
 
   /** Stops at once: no more work, and in-flight reconciles see their signal aborted. */
@@ -216,34 +236,68 @@ export class Controller {
     return true;
   }
 
-  async #work(): Promise<void> {
+  /**
+   * Takes keys while a worker and a place in flight are free. A reconcile holds its worker while it
+   * works, not while it waits on an answer (`whileWaiting`): many slow calls cost no worker.
+   */
+  async #dispatch(): Promise<void> {
+    const inFlight = new Slots(this.#options.maxInFlight ?? this.#concurrency);
+    const running = new Set<Promise<void>>();
+    for (;;) {
+      await inFlight.take();
+      // The key first: a worker held while the queue is empty would be one a waiting reconcile can't take back.
+      const key = await this.queue.get();
+      if (key === undefined) break;
+      await this.#workers.take();
+      const done = this.#process(key).finally(() => {
+        this.#workers.give();
+        inFlight.give();
+        running.delete(done);
+      });
+      running.add(done);
+    }
+    await Promise.all(running);
+  }
+
+  async #process(key: string): Promise<void> {
     const { metrics } = this.#options;
     const labels = { controller: this.name };
-    for (let key = await this.queue.get(); key !== undefined; key = await this.queue.get()) {
-      metrics.controller.activeWorkers.inc(labels);
-      this.#active += 1;
-      this.#lastProgressAt = this.#now();
-      const endTimer = metrics.controller.reconcileTime.startTimer(labels);
-      this.#arrivedDuring.set(key, []);
-      const outcome = await this.#reconcileOne(key);
-      const arrived = this.#arrivedDuring.get(key) ?? [];
-      this.#arrivedDuring.delete(key);
-      // Added while processing: the key runs again once done.
-      for (const { priority } of arrived.filter(({ version }) => !this.#takeOwnWrite(key, version)))
-        this.queue.add(key, priority);
-      endTimer();
-      applyOutcome(outcome, {
-        controller: this.name,
-        key,
-        priority: this.queue.processingPriority(key) ?? "change",
-        queue: this.queue,
-        metrics: metrics.controller,
-        logger: this.#logger,
-      });
-      this.queue.done(key);
-      this.#active -= 1;
-      this.#lastProgressAt = this.#now();
-      metrics.controller.activeWorkers.dec(labels);
+    metrics.controller.activeWorkers.inc(labels);
+    this.#active += 1;
+    this.#lastProgressAt = this.#now();
+    const endTimer = metrics.controller.reconcileTime.startTimer(labels);
+    this.#arrivedDuring.set(key, []);
+    const outcome = await this.#reconcileOne(key);
+    const arrived = this.#arrivedDuring.get(key) ?? [];
+    this.#arrivedDuring.delete(key);
+    // Added while processing: the key runs again once done.
+    for (const { priority } of arrived.filter(({ version }) => !this.#takeOwnWrite(key, version)))
+      this.queue.add(key, priority);
+    endTimer();
+    applyOutcome(outcome, {
+      controller: this.name,
+      key,
+      priority: this.queue.processingPriority(key) ?? "change",
+      queue: this.queue,
+      metrics: metrics.controller,
+      logger: this.#logger,
+    });
+    this.queue.done(key);
+    this.#active -= 1;
+    this.#lastProgressAt = this.#now();
+    metrics.controller.activeWorkers.dec(labels);
+  }
+
+  /** The worker is free for other keys while `answer` is awaited; it is taken back, ahead of new work, after. */
+  async #whileWaiting<T>(answer: Promise<T>): Promise<T> {
+    const labels = { controller: this.name };
+    this.#workers.give();
+    this.#options.metrics.controller.activeWorkers.dec(labels);
+    try {
+      return await answer;
+    } finally {
+      await this.#workers.takeFirst();
+      this.#options.metrics.controller.activeWorkers.inc(labels);
     }
   }
 
@@ -257,6 +311,7 @@ export class Controller {
           logger,
           signal: this.#abort.signal,
           wrote: (written) => this.#recordOwnWrite(key, written.metadata.resourceVersion),
+          whileWaiting: (answer) => this.#whileWaiting(answer),
         },
       );
     } catch (error) {

@@ -11,6 +11,12 @@ import { hourlyCostOf, lowRunwayHours, runwayCrossing, runwayHours, spendOf } fr
 export const defaultBalanceIntervalMs = 5 * 60_000;
 
 /**
+ * A key's first balance read waits this long after something costed appears on it (or the interval,
+ * if shorter): resources created together spend the key's budget first, the runway follows.
+ */
+export const balanceSettleMs = 30_000;
+
+/**
  * One look at a credentials Secret: when resources that state a cost use it and its key has
  * billing:read, reads the balance if the last read is older than the interval (background work,
  * under the limiter's reserve), and records a Warning on the Secret when the runway crosses under
@@ -39,14 +45,21 @@ export async function lookAtBalance(
       book.delete(key);
       return Outcome.requeueAfter(interval);
     }
-    const known = book.get(key);
-    entry = known ?? { credential: client.credentialId, balance: undefined, askedAt: undefined, low: false };
     const now = deps.now();
-    if (entry.askedAt === undefined || now - entry.askedAt >= interval) {
-      entry = { ...entry, askedAt: now };
-      book.set(key, entry);
-      const read = await client.getBalance({ priority: "background" });
-      entry = { ...entry, balance: { amount: read.balance, currency: read.currency } };
+    entry = book.get(key) ?? {
+      credential: client.credentialId,
+      balance: undefined,
+      dueAt: now + Math.min(interval, balanceSettleMs),
+      low: false,
+    };
+    book.set(key, entry);
+    if (entry.dueAt <= now) {
+      // A read deferred for budget (thrown on) comes back when its turn is expected, still due.
+      const read = await client.getBalance({ priority: "background" }).catch((error: unknown) => {
+        if (isHostingError(error)) book.set(key, { ...entry, dueAt: now + interval });
+        throw error;
+      });
+      entry = { ...entry, dueAt: now + interval, balance: { amount: read.balance, currency: read.currency } };
     }
   } catch (error) {
     if (!isHostingError(error)) throw error;
@@ -67,5 +80,5 @@ export async function lookAtBalance(
     );
   }
   book.set(key, { ...entry, low });
-  return Outcome.requeueAfter(Math.max(1000, (entry.askedAt ?? deps.now()) + interval - deps.now()));
+  return Outcome.requeueAfter(Math.max(1000, entry.dueAt - deps.now()));
 }

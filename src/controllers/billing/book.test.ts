@@ -33,14 +33,14 @@ describe("cost metrics from the balance book", () => {
     book.set("shop/creds", {
       credential: "key-aaa",
       balance: { amount: "1.6320", currency: "USD" },
-      askedAt: 0,
+      dueAt: 0,
       low: false,
     });
     // Another Secret holding the same key: one credential, its resources together.
     book.set("shop/other", {
       credential: "key-aaa",
       balance: { amount: "1.6320", currency: "USD" },
-      askedAt: 0,
+      dueAt: 0,
       low: false,
     });
 
@@ -61,7 +61,7 @@ describe("cost metrics from the balance book", () => {
       { ...resource("late", "shop/creds"), status: deferred },
     ];
     book.delete("shop/other");
-    book.set("shop/creds", { credential: "key-aaa", balance: undefined, askedAt: 0, low: false });
+    book.set("shop/creds", { credential: "key-aaa", balance: undefined, dueAt: 0, low: false });
     expect(await scrape(registry)).toEqual([
       'berth_resource_hourly_cost{kind="App",namespace="shop",name="web",currency="USD"} 0.012',
       'berth_resource_hourly_cost{kind="ServerOrder",namespace="shop",name="batch",currency="USD"} 0.104',

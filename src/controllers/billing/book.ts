@@ -24,8 +24,8 @@ export interface BalanceEntry {
   /** The key's hash (`key-…`): the only name metrics and events use for it. */
   credential: string;
   balance: Money | undefined;
-  /** When the balance was last asked for (ms), successfully or not. */
-  askedAt: number | undefined;
+  /** When the balance is next asked for (ms), successfully or not. */
+  dueAt: number;
   /** The runway was under the threshold at the last look (a Warning was recorded on crossing). */
   low: boolean;
 }

@@ -15,6 +15,8 @@ export interface ReconcileScope {
   signal: AbortSignal;
   /** `plural/namespace/name` of the resource reconciled. */
   resource: string;
+  /** How the reconcile awaits an answer: its worker serves other keys meanwhile. */
+  whileWaiting?: <T>(answer: Promise<T>) => Promise<T>;
 }
 
 /**
@@ -54,6 +56,7 @@ export class HostingAccess {
         : shared.scoped({
             signal: scope.signal,
             resource: scope.resource,
+            ...(scope.whileWaiting === undefined ? {} : { whileWaiting: scope.whileWaiting }),
             onSend: () => this.budget.spend(scope.resource, shared.credentialId, shared.rateLimit()),
           });
     return { client, me: await this.#identities.get(client, credentials.baseUrl) };

@@ -97,6 +97,7 @@ export function kindReconciler<
     const hosting = deps.hosting.forReconcile({
       signal: context.signal,
       resource: `${kind.type.plural}/${key}`,
+      whileWaiting: (answer) => context.whileWaiting(answer),
     });
     const observation = await kind.observe(resource, memory, hosting);
     const now = new Date(deps.now());
@@ -112,7 +113,10 @@ export function kindReconciler<
         if (ownWrites.record(key, before, written)) context.wrote(written);
       },
     });
-    const schedule = kind.schedule(converged.knowledge, converged.plan, now);
+    // Counted from when the calls answered, not from when the reconcile began: a create that took
+    // seconds is read once the app had the time to start.
+    const answeredAt = new Date(deps.now());
+    const schedule = kind.schedule(converged.knowledge, converged.plan, answeredAt);
     const entry: Kept<M> = { memory: kind.remember(schedule.knowledge), readySeen };
     kept.set(key, uid, entry);
     if (converged.interrupted !== undefined) throw converged.interrupted.error;
@@ -161,9 +165,11 @@ export function kindReconciler<
     // After a failed call nothing is due at once (a plan still holding that call would repeat it):
     // the Stalled schedule says when to look again.
     const due =
-      actFailure !== undefined && (schedule.dueAt ?? Infinity) <= now.getTime() ? undefined : schedule.dueAt;
+      actFailure !== undefined && (schedule.dueAt ?? Infinity) <= answeredAt.getTime()
+        ? undefined
+        : schedule.dueAt;
     const waiting = kind.waiting(converged.knowledge);
-    const next = earliest(due, retryAt(deps.settings, now, stalled, waiting));
-    return lookAgain(next, now.getTime(), !stalled && !waiting && !isSettled({ status }, generation));
+    const next = earliest(due, retryAt(deps.settings, answeredAt, stalled, waiting));
+    return lookAgain(next, deps.now(), !stalled && !waiting && !isSettled({ status }, generation));
   };
 }
