@@ -4,8 +4,6 @@ import type { AppField } from "./diff.ts";
 
 /** What `act` does at the service or on the App, in order. */
 export type AppAction =
-  | { type: "addFinalizer" }
-  | { type: "removeFinalizer" }
   | { type: "create"; projectId: string; body: CreateAppInput; idempotencyKey: string; intent: IntentCall }
   | { type: "update"; patch: AppPatch; fields: AppField[]; drift: boolean }
   | { type: "start"; drift: boolean }

@@ -1,20 +1,15 @@
 import type { App } from "../../api/app.ts";
-import { finalizer } from "../../api/meta.ts";
 import { HostingError, isHostingError, type ResponseMetadata } from "../../hosting/index.ts";
-import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import type { PollIntervals } from "../shared/deps.ts";
 import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
 import type { AppAction, AppFact } from "./actions.ts";
 import { buildLogNote } from "./build-log.ts";
 import { appAsCreated } from "./created.ts";
-import { appType } from "./kind.ts";
 import type { AppKnowledge } from "./memory.ts";
 import { formatSecretDigests } from "./secret-digest.ts";
 
 export const doingForApp: Record<AppAction["type"], string> = {
-  addFinalizer: "adding the finalizer",
-  removeFinalizer: "removing the finalizer",
   claim: "accepting the request",
   create: "creating the app",
   update: "updating the app",
@@ -30,7 +25,7 @@ export const doingForApp: Record<AppAction["type"], string> = {
 const pastTense = { start: "Started", stop: "Stopped", restart: "Restarted" } as const;
 
 /**
- * Carries out one action: the finalizer, a claim, or a call to the service, with an event for each
+ * Carries out one action: a claim, or a call to the service, with an event for each
  * change. Yields what each answer taught; the plan made after it shows in status.
  */
 export function performApp(polls: PollIntervals) {
@@ -42,15 +37,6 @@ export function performApp(polls: PollIntervals) {
     const event = (reason: string, note: string, metadata?: ResponseMetadata) =>
       deps.recorder.record(object, "Normal", reason, quoteRequest(metadata?.requestId, note), action.type);
     switch (action.type) {
-      case "addFinalizer":
-        yield { type: "written", object: await ensureFinalizer(deps.kube, appType, object, finalizer) };
-        return;
-      case "removeFinalizer":
-        await removeFinalizer(deps.kube, appType, object, finalizer);
-        if (app.spec.deletionPolicy === "Orphan")
-          event("Orphaned", "left the app at the service (deletionPolicy: Orphan)");
-        yield { type: "released" };
-        return;
       case "claim":
         yield { type: "claimed", request: action.request, value: action.value };
         return;

@@ -1,23 +1,19 @@
 import { reconciling } from "../../api/conditions.ts";
-import { finalizer } from "../../api/meta.ts";
-import { noChange } from "../shared/condition-changes.ts";
+import { released } from "../shared/cleanup.ts";
 import { Reason } from "../shared/reasons.ts";
 import type { AppAction } from "./actions.ts";
 import { type AppPlan, type AppPlanInput, blocked, generationOf, refusal, result } from "./plan-common.ts";
 
-/** The App is being deleted: Orphan releases it; otherwise stop, wait until stopped, delete, release. */
-export function planDeletion(input: AppPlanInput): AppPlan {
+/**
+ * The App is being deleted (the skeleton releases an Orphan): stop, wait until stopped, delete, and
+ * be released.
+ */
+export function planAppCleanup(input: AppPlanInput): AppPlan {
   const { app, observed } = input;
   const generation = generationOf(app);
-  if (!(app.metadata.finalizers ?? []).includes(finalizer)) return result(input, [], noChange());
   const appId = app.status?.appId ?? observed.external.app?.id;
   const release = () =>
-    result(
-      input,
-      [{ type: "removeFinalizer" }],
-      reconciling(Reason.Deleting, "releasing the app", generation),
-    );
-  if (app.spec.deletionPolicy === "Orphan") return release();
+    released(result(input, [], reconciling(Reason.Deleting, "releasing the app", generation)));
   if (observed.problem !== undefined) return blocked(input, observed.problem);
   if (observed.external.gone) return release();
   // With no ID a create may still have happened: released only once a lookup found nothing.
@@ -38,10 +34,10 @@ export function planDeletion(input: AppPlanInput): AppPlan {
   }
   const projectId = app.status?.projectId ?? observed.projectId ?? "";
   if (status.state === "stopped" || stopDone(input, status)) {
-    const actions: AppAction[] = [{ type: "delete" }, { type: "removeFinalizer" }];
+    const actions: AppAction[] = [{ type: "delete" }];
     return (
       refusal(input, projectId, actions, "delete the app") ??
-      result(input, actions, reconciling(Reason.Deleting, "deleting the stopped app", generation))
+      released(result(input, actions, reconciling(Reason.Deleting, "deleting the stopped app", generation)))
     );
   }
   const actions: AppAction[] = status.targetState === "stopped" ? [] : [{ type: "stop" }];

@@ -1,6 +1,5 @@
 import type { App, AppStatus } from "../../api/app.ts";
 import { applyConditionChange, type ConditionChange } from "../../api/conditions.ts";
-import { finalizer } from "../../api/meta.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import { noChange, problemChange, quoteRequest } from "../shared/condition-changes.ts";
 import type { PollIntervals } from "../shared/deps.ts";
@@ -89,12 +88,6 @@ function newBuildLog(status: AppStatus, previous: Partial<AppStatus>): AppAction
   const { id, logTail } = status.build ?? {};
   if (id === undefined || logTail === undefined || logTail === previous.build?.logTail) return [];
   return [{ type: "reportBuildLog", buildId: id, tail: logTail }];
-}
-
-export function withFinalizer(app: App, actions: AppAction[]): AppAction[] {
-  return (app.metadata.finalizers ?? []).includes(finalizer)
-    ? actions
-    : [{ type: "addFinalizer" }, ...actions];
 }
 
 export function quoter(observed: AppObserved): (message: string) => string {

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type App, appSchema } from "../../api/app.ts";
 import { finalizer } from "../../api/meta.ts";
+import { planFor } from "../shared/cleanup.ts";
 import {
   desiredOf,
   me,
@@ -13,7 +14,7 @@ import {
   serviceStatus,
 } from "./builders.test-support.ts";
 import type { AppObserved } from "./memory.ts";
-import { planApp } from "./plan.ts";
+import { appPlans } from "./plan.ts";
 
 // Property tests (issue "Never wedge"): for any App the CRD schema accepts and any state the service
 // may report, plan never throws, plans a bounded list of actions, and never plans a create for an
@@ -113,7 +114,7 @@ describe("planApp properties", () => {
         const built = build(c);
         fc.pre(built !== undefined);
         if (built === undefined) return;
-        const result = planApp({ app: built.app, observed: built.seen, now, polls });
+        const result = planFor(appPlans(polls), built.app, built.seen, now);
         expect(result.actions.length).toBeLessThanOrEqual(6);
         const creates = result.actions.filter((a) => a.type === "create");
         if (built.app.status?.appId !== undefined && !built.seen.external.gone) expect(creates).toEqual([]);

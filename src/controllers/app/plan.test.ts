@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { App } from "../../api/app.ts";
 import { getCondition } from "../../api/conditions.ts";
+import { stepsOf } from "../shared/cleanup.test-support.ts";
+import { planFor } from "../shared/cleanup.ts";
 import {
   anApp,
   appliedDigest,
@@ -15,15 +17,15 @@ import {
   serviceStatus,
 } from "./builders.test-support.ts";
 import type { AppObserved } from "./memory.ts";
-import { planApp } from "./plan.ts";
+import { appPlans } from "./plan.ts";
 import type { AppPlan } from "./plan-common.ts";
 
 function plan(app: App, seen: AppObserved): AppPlan {
-  return planApp({ app, observed: seen, now, polls });
+  return planFor(appPlans(polls), app, seen, now);
 }
 
 function types(result: AppPlan): string[] {
-  return result.actions.map((a) => a.type);
+  return stepsOf(result);
 }
 
 function conditionOf(result: AppPlan, type: string) {

@@ -1,17 +1,21 @@
-import type { AppStatus } from "../../api/app.ts";
+import type { App, AppStatus } from "../../api/app.ts";
 import { reconciling } from "../../api/conditions.ts";
 import { annotations } from "../../api/meta.ts";
 import { idempotencyKey, type App as ServiceApp } from "../../hosting/index.ts";
 import { pendingRequest, requestValue } from "../shared/annotations.ts";
-import { noChange, suspended } from "../shared/condition-changes.ts";
+import type { Plans } from "../shared/cleanup.ts";
+import { noChange } from "../shared/condition-changes.ts";
+import type { PollIntervals } from "../shared/deps.ts";
 import { shortHash } from "../shared/hash.ts";
 import { createIntent, intentCall } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
 import { Reason } from "../shared/reasons.ts";
 import type { AppAction } from "./actions.ts";
+import { withAppCost } from "./cost.ts";
 import { createBody, type DesiredApp } from "./desired.ts";
 import { diffApp } from "./diff.ts";
-import { planDeletion } from "./plan-cleanup.ts";
+import type { AppKnowledge } from "./memory.ts";
+import { planAppCleanup } from "./plan-cleanup.ts";
 import {
   type AppPlan,
   type AppPlanInput,
@@ -20,20 +24,29 @@ import {
   quoter,
   refusal,
   result,
-  withFinalizer,
 } from "./plan-common.ts";
 import { formatSecretDigests, parseSecretDigests } from "./secret-digest.ts";
 import { describeState } from "./state.ts";
 
+/** How an App is planned: being there, going away, and a status alone (the skeleton picks). */
+export function appPlans(polls: PollIntervals): Plans<App, AppKnowledge, AppPlan> {
+  return {
+    externalId: "appId",
+    plan: (app, observed, now) => withAppCost(planApp({ app, observed, now, polls }), observed.external),
+    planCleanup: (app, observed, now) =>
+      withAppCost(planAppCleanup({ app, observed, now, polls }), observed.external),
+    report: (app, observed, change, now) =>
+      withAppCost(result({ app, observed, now, polls }, [], change), observed.external),
+  };
+}
+
 /**
  * The App's next step, from the spec, what `observe` found and the time: which calls to make, the
- * status to write and when to look again. Pure: no I/O, no clock, no randomness.
+ * status to write and when to look again, while it is there (the skeleton handles deletion, suspend
+ * and problems). Pure: no I/O, no clock, no randomness.
  */
 export function planApp(input: AppPlanInput): AppPlan {
   const { app, observed } = input;
-  if (app.metadata.deletionTimestamp !== undefined) return planDeletion(input);
-  if (app.spec.suspend) return result(input, [], suspended(generationOf(app)));
-  if (observed.problem !== undefined) return blocked(input, observed.problem);
   const { desired, me, projectId } = observed;
   if (desired === undefined || me === undefined || projectId === undefined) {
     return blocked(input, { stalled: false, reason: Reason.Progressing, message: "observing the app" });
@@ -84,7 +97,7 @@ function planMove(input: AppPlanInput, service: ServiceApp, target: string): App
   }
   return result(
     input,
-    withFinalizer(app, [move]),
+    [move],
     reconciling(
       Reason.Moving,
       `moving app ${service.id} from project ${from} to project ${target}`,
@@ -114,7 +127,7 @@ function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string)
   });
   const intent = createIntent("createApp", { projectId, name: body.name }, key, observed.refusedCreates);
   const create: AppAction = { type: "create", projectId, body, idempotencyKey: key, intent };
-  const actions = withFinalizer(app, [create]);
+  const actions = [create];
   const refused = refusal(input, projectId, actions, "create the app");
   if (refused !== undefined) return refused;
   const what = replaces === undefined ? "creating" : `recreating (app ${replaces} is gone at the service)`;
@@ -163,11 +176,10 @@ function planConverge(input: AppPlanInput, desired: DesiredApp, service: Service
   fields.lastHandledRebuildAt = oneOff(input, "rebuild", actions, desired);
   if (!diff.fields.includes("env")) fields.secretDigest = formatSecretDigests(desired.env);
   if (diff.fields.length === 0) fields.appliedHash = configHash;
-  const all = withFinalizer(app, actions);
-  const refused = refusal(input, service.projectId, all, "change the app");
+  const refused = refusal(input, service.projectId, actions, "change the app");
   if (refused !== undefined) return refused;
   const view = describeState(app, observed.external, input.polls, quoter(observed));
-  const plan = result(input, all, view.change, fields);
+  const plan = result(input, actions, view.change, fields);
   return { ...plan, statusPollMs: view.statusPollMs, buildPollMs: view.buildPollMs };
 }
 

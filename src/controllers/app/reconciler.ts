@@ -4,14 +4,13 @@ import type { ControllerDeps } from "../shared/deps.ts";
 import type { Schedule } from "../shared/kind.ts";
 import { kindReconciler } from "../shared/kind-reconciler.ts";
 import { earliest, jittered } from "../shared/schedule.ts";
-import { withAppCost } from "./cost.ts";
 import { appType } from "./kind.ts";
 import { learnApp } from "./learn.ts";
 import { type AppKnowledge, newAppMemory, rememberApp } from "./memory.ts";
 import { observeApp } from "./observe.ts";
 import { appOutputs } from "./outputs.ts";
 import { doingForApp, performApp } from "./perform.ts";
-import { planApp } from "./plan.ts";
+import { appPlans } from "./plan.ts";
 import type { AppPlan } from "./plan-common.ts";
 import { settleAppIntent } from "./settle.ts";
 
@@ -21,11 +20,9 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
   return kindReconciler(deps, {
     type: appType,
     schema: appSchema,
-    externalId: "appId",
     newMemory: newAppMemory,
     observe: (app, memory, hosting) => observeApp({ ...deps, hosting }, app, memory),
-    plan: (app, knowledge, now) =>
-      withAppCost(planApp({ app, observed: knowledge, now, polls }), knowledge.external),
+    ...appPlans(polls),
     perform: performApp(polls),
     learn: learnApp,
     settle: settleAppIntent,

@@ -3,8 +3,6 @@ import type { IntentCall } from "../shared/intents.ts";
 
 /** What `act` does at the service or on the Grid, in order. */
 export type GridAction =
-  | { type: "addFinalizer" }
-  | { type: "removeFinalizer" }
   | { type: "create"; body: CreateGridInput; idempotencyKey: string; intent: IntentCall }
   /** Take the grid found after an uncertain create as this Grid's (no call). */
   | { type: "adopt"; grid: ServiceGrid }

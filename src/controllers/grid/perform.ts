@@ -1,22 +1,17 @@
 import type { Grid } from "../../api/grid.ts";
-import { finalizer } from "../../api/meta.ts";
 import { isHostingError } from "../../hosting/index.ts";
-import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
 import type { GridAction, GridFact } from "./actions.ts";
-import { gridType } from "./kind.ts";
 import type { GridKnowledge } from "./memory.ts";
 
 export const doingForGrid: Record<GridAction["type"], string> = {
-  addFinalizer: "adding the finalizer",
-  removeFinalizer: "removing the finalizer",
   adopt: "adopting the grid",
   create: "creating the grid",
   delete: "deleting the grid",
 };
 
-/** Carries out one action: the finalizer, or a call to the service, with an event for each change. */
+/** Carries out one action: a call to the service, or an adoption, with an event for each change. */
 export async function* performGrid(
   action: GridAction,
   { deps, object, resource: grid, connection }: PerformContext<Grid, GridKnowledge>,
@@ -25,13 +20,6 @@ export async function* performGrid(
     deps.recorder.record(object, "Normal", reason, quoteRequest(requestId, note), action.type);
   const client = () => clientOf({ connection });
   switch (action.type) {
-    case "addFinalizer":
-      yield { type: "written", object: await ensureFinalizer(deps.kube, gridType, object, finalizer) };
-      return;
-    case "removeFinalizer":
-      await removeFinalizer(deps.kube, gridType, object, finalizer);
-      yield { type: "released" };
-      return;
     case "adopt":
       yield { type: "known", grid: action.grid };
       event("Adopted", undefined, `adopted grid ${action.grid.id}, created by an earlier attempt`);

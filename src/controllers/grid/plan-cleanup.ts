@@ -1,29 +1,19 @@
 import { reconciling } from "../../api/conditions.ts";
-import { finalizer } from "../../api/meta.ts";
-import { noChange } from "../shared/condition-changes.ts";
+import { released } from "../shared/cleanup.ts";
 import { Reason } from "../shared/reasons.ts";
 import type { GridAction } from "./actions.ts";
 import { blocked, type GridPlan, type GridPlanInput, guarded, result } from "./plan-common.ts";
 
 /**
- * The Grid is being deleted: Orphan releases it; otherwise it waits for the ServerOrders using it,
- * then deletes the grid (or the one a create may have made) and releases.
+ * The Grid is being deleted (the skeleton releases an Orphan): it waits for the ServerOrders using
+ * it, then deletes the grid (or the one a create may have made) and is released.
  */
-export function planDeletion(input: GridPlanInput): GridPlan {
+export function planGridCleanup(input: GridPlanInput): GridPlan {
   const { grid, observed } = input;
   const generation = grid.metadata.generation ?? 0;
-  const finalizers = grid.metadata.finalizers ?? [];
   const gridId = grid.status?.gridId ?? observed.grid?.id;
-  if (!finalizers.includes(finalizer)) return result(input, [], noChange());
   const release = (message: string) =>
-    result(input, [{ type: "removeFinalizer" }], reconciling(Reason.Deleting, message, generation));
-  if (grid.spec.deletionPolicy === "Orphan") {
-    return release(
-      gridId === undefined
-        ? "releasing the grid"
-        : `releasing grid ${gridId}; it stays at the service (deletionPolicy: Orphan)`,
-    );
-  }
+    released(result(input, [], reconciling(Reason.Deleting, message, generation)));
   if (observed.clusterOrders.length > 0) {
     const names = observed.clusterOrders.slice(0, 5).join(", ");
     const waiting = `waiting for ${observed.clusterOrders.length} ServerOrder(s) using the grid to be deleted: ${names}`;
@@ -42,15 +32,15 @@ export function planDeletion(input: GridPlanInput): GridPlan {
         reconciling(Reason.Deleting, "looking for a grid a create may have made", generation),
       );
     }
-    const actions: GridAction[] = [{ type: "delete", gridId: single.id }, { type: "removeFinalizer" }];
+    const actions: GridAction[] = [{ type: "delete", gridId: single.id }];
     return (
       guarded(input, actions, `delete grid ${single.id}`) ??
-      result(input, actions, reconciling(Reason.Deleting, `deleting grid ${single.id}`, generation))
+      released(result(input, actions, reconciling(Reason.Deleting, `deleting grid ${single.id}`, generation)))
     );
   }
-  const actions: GridAction[] = [{ type: "delete", gridId }, { type: "removeFinalizer" }];
+  const actions: GridAction[] = [{ type: "delete", gridId }];
   return (
     guarded(input, actions, `delete grid ${gridId}`) ??
-    result(input, actions, reconciling(Reason.Deleting, `deleting grid ${gridId}`, generation))
+    released(result(input, actions, reconciling(Reason.Deleting, `deleting grid ${gridId}`, generation)))
   );
 }

@@ -20,8 +20,6 @@ export interface GridPlanInput {
 }
 
 const scopes: Record<GridAction["type"], string[]> = {
-  addFinalizer: [],
-  removeFinalizer: [],
   adopt: [],
   create: ["pools:write"],
   delete: ["pools:admin"],

@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { gridKind, gridSchema } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
+import { planFor } from "../shared/cleanup.ts";
 import { specArbitrary } from "../shared/spec-arbitrary.test-support.ts";
 import type { GridObserved } from "./memory.ts";
-import { planGrid } from "./plan.ts";
+import { gridPlans } from "./plan.ts";
 
 // Property tests (issue "Never wedge"): for any Grid spec the CRD schema accepts and any state the
 // service may report, plan never throws, plans a bounded list of actions, and never plans a create
@@ -81,7 +82,7 @@ describe("planGrid properties", () => {
         const built = build(c);
         fc.pre(built !== undefined);
         if (built === undefined) return;
-        const result = planGrid({ ...built, now });
+        const result = planFor(gridPlans, built.grid, built.observed, now);
         expect(result.actions.length).toBeLessThanOrEqual(4);
         const creates = result.actions.filter((a) => a.type === "create");
         if (built.grid.spec.gridId !== undefined) expect(creates).toEqual([]);

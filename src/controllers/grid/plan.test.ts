@@ -3,8 +3,10 @@ import { getCondition } from "../../api/conditions.ts";
 import { type Grid, gridSchema } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
+import { stepsOf } from "../shared/cleanup.test-support.ts";
+import { planFor } from "../shared/cleanup.ts";
 import type { GridObserved } from "./memory.ts";
-import { planGrid } from "./plan.ts";
+import { gridPlans } from "./plan.ts";
 import type { GridPlan } from "./plan-common.ts";
 
 const gridId = "0b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
@@ -64,13 +66,13 @@ function summary(plan: GridPlan) {
   const ready = getCondition(plan.status.conditions, "Ready");
   const stalled = getCondition(plan.status.conditions, "Stalled");
   return {
-    actions: plan.actions.map((a) => a.type),
+    actions: stepsOf(plan),
     ready: ready?.status,
     reason: stalled?.status === "True" ? stalled.reason : ready?.reason,
   };
 }
 
-describe("planGrid", () => {
+describe("a Grid's plan", () => {
   it.each<[string, Grid, Partial<GridObserved>, ReturnType<typeof summary>]>([
     [
       "creates the grid, adding the finalizer first",
@@ -193,38 +195,33 @@ describe("planGrid", () => {
       { actions: [], ready: undefined, reason: undefined },
     ],
   ])("%s", (_name, object, overrides, expected) => {
-    expect(summary(planGrid({ grid: object, observed: observed(overrides), now }))).toEqual(expected);
+    expect(summary(planFor(gridPlans, object, observed(overrides), now))).toEqual(expected);
   });
 
   it("derives the create key from the UID and the arguments, and a new one after the grid vanished", () => {
     const keyOf = (plan: GridPlan) => plan.actions.find((a) => a.type === "create");
-    const first = keyOf(planGrid({ grid: grid(), observed: observed(), now }));
-    const again = keyOf(planGrid({ grid: grid(), observed: observed(), now }));
-    const vanished = keyOf(
-      planGrid({ grid: grid({}, {}, { gridId }), observed: observed({ gone: true }), now }),
-    );
+    const first = keyOf(planFor(gridPlans, grid(), observed(), now));
+    const again = keyOf(planFor(gridPlans, grid(), observed(), now));
+    const vanished = keyOf(planFor(gridPlans, grid({}, {}, { gridId }), observed({ gone: true }), now));
     expect(first).toEqual(again);
     expect(first).toMatchObject({ body: { name: "edge" }, idempotencyKey: expect.stringMatching(/uid-1/) });
     expect(vanished).not.toEqual(first);
   });
 
   it("names the missing scope and the grid in the message", () => {
-    const plan = planGrid({
-      grid: grid({}, deleting, { gridId }),
-      observed: observed({ me: me(["pools:write"]) }),
+    const plan = planFor(
+      gridPlans,
+      grid({}, deleting, { gridId }),
+      observed({ me: me(["pools:write"]) }),
       now,
-    });
+    );
     expect(getCondition(plan.status.conditions, "Stalled")?.message).toMatch(
       new RegExp(`pools:admin.*delete grid ${gridId}`),
     );
   });
 
   it("records the grid ID, the request ID and the generation in status", () => {
-    const plan = planGrid({
-      grid: grid(),
-      observed: observed({ grid: serviceGrid(), requestId: "req_9" }),
-      now,
-    });
+    const plan = planFor(gridPlans, grid(), observed({ grid: serviceGrid(), requestId: "req_9" }), now);
     expect(plan.status).toMatchObject({ gridId, lastRequestId: "req_9", observedGeneration: 2 });
   });
 });

@@ -1,14 +1,15 @@
 import { serviceName } from "../../api/common.ts";
 import { ready, reconciling } from "../../api/conditions.ts";
 import type { Grid } from "../../api/grid.ts";
-import { finalizer } from "../../api/meta.ts";
 import { type CreateGridInput, idempotencyKey, type Grid as ServiceGrid } from "../../hosting/index.ts";
-import { noChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
+import type { Plans } from "../shared/cleanup.ts";
+import { noChange, quoteRequest } from "../shared/condition-changes.ts";
 import { createIntent } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
 import { Reason } from "../shared/reasons.ts";
 import type { GridAction } from "./actions.ts";
-import { planDeletion } from "./plan-cleanup.ts";
+import type { GridKnowledge } from "./memory.ts";
+import { planGridCleanup } from "./plan-cleanup.ts";
 import { blocked, type GridPlan, type GridPlanInput, guarded, result } from "./plan-common.ts";
 
 /** Condition reasons only the Grid controller writes. */
@@ -17,23 +18,25 @@ export const GridReason = {
   DuplicateGrids: "DuplicateGrids",
 } as const;
 
+/** How a Grid is planned: being there, going away, and a status alone (the skeleton picks). */
+export const gridPlans: Plans<Grid, GridKnowledge, GridPlan> = {
+  externalId: "gridId",
+  plan: (grid, observed, now) => planGrid({ grid, observed, now }),
+  planCleanup: (grid, observed, now) => planGridCleanup({ grid, observed, now }),
+  report: (grid, observed, change, now) => result({ grid, observed, now }, [], change),
+};
+
 /** The grid's name at the service: `spec.displayName`, else `metadata.name`. */
 export function gridName(grid: Grid): string {
   return serviceName(grid.spec.displayName, grid.metadata.name);
 }
 
-/** The Grid's next step. Pure: no I/O, no clock. */
+/** The Grid's next step while it is there (the skeleton handles deletion, suspend and problems). Pure. */
 export function planGrid(input: GridPlanInput): GridPlan {
   const { grid, observed } = input;
   const generation = grid.metadata.generation ?? 0;
-  const finalizers = grid.metadata.finalizers ?? [];
-  if (grid.metadata.deletionTimestamp !== undefined) return planDeletion(input);
-  if (grid.spec.suspend) return result(input, [], suspended(generation));
-  if (observed.problem !== undefined) return blocked(input, observed.problem);
-  const withFinalizer = (actions: GridAction[]): GridAction[] =>
-    finalizers.includes(finalizer) ? actions : [{ type: "addFinalizer" }, ...actions];
   const known = observed.grid;
-  if (known !== undefined) return describeKnown(input, known, withFinalizer([]));
+  if (known !== undefined) return describeKnown(input, known);
   const adopting = grid.spec.gridId;
   if (adopting !== undefined) {
     if (!observed.gone) return result(input, [], noChange()); // not read yet
@@ -61,7 +64,7 @@ export function planGrid(input: GridPlanInput): GridPlan {
   if (single !== undefined) {
     return result(
       input,
-      withFinalizer([{ type: "adopt", grid: single }]),
+      [{ type: "adopt", grid: single }],
       reconciling(
         Reason.Progressing,
         `adopting grid ${single.id}, created by an earlier attempt`,
@@ -83,7 +86,7 @@ export function planGrid(input: GridPlanInput): GridPlan {
     ...createAttempt(observed.refusedCreates ?? 0),
   });
   const intent = createIntent("createGrid", { name: body.name }, key, observed.refusedCreates);
-  const actions = withFinalizer([{ type: "create", body, idempotencyKey: key, intent }]);
+  const actions: GridAction[] = [{ type: "create", body, idempotencyKey: key, intent }];
   return (
     guarded(input, actions, "create the grid") ??
     result(input, actions, reconciling(Reason.Progressing, `creating grid ${body.name}`, generation))
@@ -91,19 +94,19 @@ export function planGrid(input: GridPlanInput): GridPlan {
 }
 
 /** The grid exists: Ready, unless the spec asks for a name or description the service can't change. */
-function describeKnown(input: GridPlanInput, known: ServiceGrid, actions: GridAction[]): GridPlan {
+function describeKnown(input: GridPlanInput, known: ServiceGrid): GridPlan {
   const { grid, observed } = input;
   const generation = grid.metadata.generation ?? 0;
   if (grid.spec.gridId === undefined) {
     const drift = unchangeable(grid, known);
     if (drift !== undefined) {
-      return blocked(input, { stalled: true, reason: Reason.InvalidSpec, message: drift }, actions);
+      return blocked(input, { stalled: true, reason: Reason.InvalidSpec, message: drift });
     }
   }
   const how = grid.spec.gridId === undefined ? "exists" : "is adopted";
   return result(
     input,
-    actions,
+    [],
     ready(
       Reason.Succeeded,
       quoteRequest(observed.requestId, `grid ${known.name} (${known.id}) ${how}`),

@@ -8,7 +8,7 @@ import { newGridMemory, rememberGrid } from "./memory.ts";
 import { observeGrid } from "./observe.ts";
 import { gridOutputs } from "./outputs.ts";
 import { doingForGrid, performGrid } from "./perform.ts";
-import { planGrid } from "./plan.ts";
+import { gridPlans } from "./plan.ts";
 import { settleGridIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Grid. */
@@ -16,10 +16,9 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
   return kindReconciler(deps, {
     type: gridType,
     schema: gridSchema,
-    externalId: "gridId",
     newMemory: newGridMemory,
     observe: (grid, memory, hosting) => observeGrid({ ...deps, hosting }, grid, memory),
-    plan: (grid, knowledge, now) => planGrid({ grid, observed: knowledge, now }),
+    ...gridPlans,
     perform: performGrid,
     learn: learnGrid,
     settle: settleGridIntent,

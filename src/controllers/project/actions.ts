@@ -9,8 +9,6 @@ export type MemberAction =
   | { type: "removeMember"; who: string; userId: string };
 
 export type ProjectAction =
-  | { type: "addFinalizer" }
-  | { type: "removeFinalizer" }
   | { type: "create"; name: string; idempotencyKey: string; intent: IntentCall }
   | { type: "rename"; name: string }
   | { type: "delete" }

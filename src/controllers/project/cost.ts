@@ -1,7 +1,7 @@
 import { costStatusSchema, type Money } from "../../api/cost.ts";
+import type { ProjectStatus } from "../../api/project.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 import { costField, sumMoney } from "../shared/cost.ts";
-import type { ProjectPlan } from "./plan-common.ts";
 
 /** What an App at the service (by its status) is charged per hour, or null when its status does not say. */
 function appHourly(app: KubeObject): Money | null {
@@ -26,7 +26,7 @@ export function projectHourly(projectId: string | undefined, apps: readonly Kube
 }
 
 /** status.cost.hourly of a Project from its Apps' statuses (as the App informer holds them). */
-export function withProjectCost(plan: ProjectPlan, apps: readonly KubeObject[]): ProjectPlan {
-  const { cost: _previous, ...status } = plan.status;
-  return { ...plan, status: { ...status, ...costField(projectHourly(status.projectId, apps)) } };
+export function withProjectCost(status: ProjectStatus, apps: readonly KubeObject[]): ProjectStatus {
+  const { cost: _previous, ...rest } = status;
+  return { ...rest, ...costField(projectHourly(rest.projectId, apps)) };
 }

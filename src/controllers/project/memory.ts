@@ -1,4 +1,5 @@
 import type { Me, Project as ServiceProject, Share } from "../../hosting/index.ts";
+import type { KubeObject } from "../../runtime/index.ts";
 import type { Problem } from "../shared/failure.ts";
 import { newReadMemory, type ReadMemory, readMemoryOf } from "../shared/memory.ts";
 import type { Owner } from "../shared/ownership.ts";
@@ -36,6 +37,8 @@ export interface ProjectObserved {
   gone: boolean;
   /** Apps in the cluster that use this project (`namespace/name`). */
   clusterApps: string[];
+  /** The Apps in the cluster, as the informer holds them: the project's cost is the sum of theirs. */
+  apps?: readonly KubeObject[] | undefined;
   /** Names of apps at the service in this project (read only when deleting); undefined when not read. */
   serviceApps: string[] | undefined;
   requestId: string | undefined;

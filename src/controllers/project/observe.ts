@@ -26,6 +26,7 @@ export async function observeProject(
     problem: undefined,
     me: undefined,
     clusterApps: [],
+    apps: deps.informer(resourceTypeOf(appNames)).list(),
     serviceApps: undefined,
     requestId: project.status?.lastRequestId,
   };

@@ -1,11 +1,8 @@
-import { finalizer } from "../../api/meta.ts";
 import type { Project } from "../../api/project.ts";
 import { isHostingError } from "../../hosting/index.ts";
-import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
 import type { ProjectAction, ProjectFact } from "./actions.ts";
-import { projectType } from "./kind.ts";
 import type { ProjectKnowledge } from "./memory.ts";
 import { memberDoing, performMember } from "./perform-members.ts";
 
@@ -25,7 +22,7 @@ export function doingForProject(action: ProjectAction): string {
   }
 }
 
-/** Carries out one action: the finalizer, or a call to the service, with an event for each change. */
+/** Carries out one action: a call to the service, with an event for each change. */
 export async function* performProject(
   action: ProjectAction,
   { deps, object, resource: project, knowledge, connection }: PerformContext<Project, ProjectKnowledge>,
@@ -35,13 +32,6 @@ export async function* performProject(
   const client = () => clientOf({ connection });
   const projectId = knowledge.project?.id ?? project.status?.projectId ?? "";
   switch (action.type) {
-    case "addFinalizer":
-      yield { type: "written", object: await ensureFinalizer(deps.kube, projectType, object, finalizer) };
-      return;
-    case "removeFinalizer":
-      await removeFinalizer(deps.kube, projectType, object, finalizer);
-      yield { type: "released" };
-      return;
     case "create": {
       const created = await client().createProject(
         { name: action.name },

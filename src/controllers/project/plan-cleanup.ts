@@ -1,26 +1,18 @@
 import { reconciling } from "../../api/conditions.ts";
-import { finalizer } from "../../api/meta.ts";
-import { noChange } from "../shared/condition-changes.ts";
+import { released } from "../shared/cleanup.ts";
 import { Reason } from "../shared/reasons.ts";
 import { blocked, guarded, type ProjectPlan, type ProjectPlanInput, result } from "./plan-common.ts";
 
 /**
- * The Project is being deleted: Orphan releases it; otherwise it waits for the Apps using it and
- * stalls on apps berth does not manage, then deletes the project and releases.
+ * The Project is being deleted (the skeleton releases an Orphan): it waits for the Apps using it and
+ * stalls on apps berth does not manage, then deletes the project and is released.
  */
-export function planDeletion(input: ProjectPlanInput): ProjectPlan {
+export function planProjectCleanup(input: ProjectPlanInput): ProjectPlan {
   const { project, observed } = input;
   const generation = project.metadata.generation ?? 0;
-  const finalizers = project.metadata.finalizers ?? [];
-  if (!finalizers.includes(finalizer)) return result(input, [], noChange());
   const projectId = project.status?.projectId ?? observed.project?.id;
   const release = () =>
-    result(
-      input,
-      [{ type: "removeFinalizer" }],
-      reconciling(Reason.Deleting, "releasing the project", generation),
-    );
-  if (project.spec.deletionPolicy === "Orphan") return release();
+    released(result(input, [], reconciling(Reason.Deleting, "releasing the project", generation)));
   if (observed.problem !== undefined && observed.clusterApps.length === 0)
     return blocked(input, observed.problem);
   if (observed.gone) return release();
@@ -56,11 +48,13 @@ export function planDeletion(input: ProjectPlanInput): ProjectPlan {
     });
   }
   return (
-    guarded(input, [{ type: "delete" }, { type: "removeFinalizer" }], "delete the project") ??
-    result(
-      input,
-      [{ type: "delete" }, { type: "removeFinalizer" }],
-      reconciling(Reason.Deleting, `deleting project ${projectId}`, generation),
+    guarded(input, [{ type: "delete" }], "delete the project") ??
+    released(
+      result(
+        input,
+        [{ type: "delete" }],
+        reconciling(Reason.Deleting, `deleting project ${projectId}`, generation),
+      ),
     )
   );
 }

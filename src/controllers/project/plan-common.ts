@@ -6,6 +6,7 @@ import type { Problem } from "../shared/failure.ts";
 import { ownerToRecord } from "../shared/ownership.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import type { ProjectAction } from "./actions.ts";
+import { withProjectCost } from "./cost.ts";
 import { membersStatus } from "./members.ts";
 import type { ProjectObserved } from "./memory.ts";
 
@@ -22,8 +23,6 @@ export interface ProjectPlan {
 }
 
 const scopes: Record<ProjectAction["type"], string[]> = {
-  addFinalizer: [],
-  removeFinalizer: [],
   create: ["projects:write"],
   rename: ["projects:write"],
   delete: ["projects:admin"],
@@ -79,5 +78,5 @@ export function result(
     conditions: applyConditionChange(previous.conditions, change, now),
   };
   const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
-  return { actions, status, stalled: isStalled };
+  return { actions, status: withProjectCost(status, observed.apps ?? []), stalled: isStalled };
 }

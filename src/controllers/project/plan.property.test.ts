@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { finalizer } from "../../api/meta.ts";
 import { projectKind, projectSchema } from "../../api/project.ts";
 import type { Me } from "../../hosting/index.ts";
+import { planFor } from "../shared/cleanup.ts";
 import { specArbitrary } from "../shared/spec-arbitrary.test-support.ts";
 import type { ProjectObserved } from "./memory.ts";
-import { planProject } from "./plan.ts";
+import { projectPlans } from "./plan.ts";
 
 // Property tests (issue "Never wedge"): for any Project spec the CRD schema accepts and any state
 // the service may report, plan never throws, plans a bounded list of actions, and never plans a
@@ -80,7 +81,7 @@ describe("planProject properties", () => {
         const built = build(c);
         fc.pre(built !== undefined);
         if (built === undefined) return;
-        const result = planProject({ ...built, now });
+        const result = planFor(projectPlans, built.project, built.observed, now);
         expect(result.actions.length).toBeLessThanOrEqual(4);
         const creates = result.actions.filter((a) => a.type === "create");
         // A recorded project the service said is gone is made again (under a new key); an adopted one never.

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { getCondition } from "../../api/conditions.ts";
 import type { Project } from "../../api/project.ts";
+import { stepsOf } from "../shared/cleanup.test-support.ts";
+import { planFor } from "../shared/cleanup.ts";
 import { aProject, me } from "./builders.test-support.ts";
 import type { ProjectObserved } from "./memory.ts";
-import { planProject } from "./plan.ts";
+import { projectPlans } from "./plan.ts";
 import type { ProjectPlan } from "./plan-common.ts";
 
 const id = "a".repeat(24);
@@ -25,7 +27,7 @@ function seen(extra: Partial<ProjectObserved> = {}): ProjectObserved {
 const atService = (name = "demo") => ({ id, name, createdAt: "2030-01-01T00:00:00Z" });
 
 function plan(project: Project, observed: ProjectObserved): ProjectPlan {
-  return planProject({ project, observed, now });
+  return planFor(projectPlans, project, observed, now);
 }
 
 const conditionOf = (result: ProjectPlan, type: string) => {
@@ -39,7 +41,7 @@ describe("planProject", () => {
     { case: "new, no finalizer", finalizers: [], actions: ["addFinalizer", "create"] },
   ])("$case → $actions", ({ finalizers, actions }) => {
     const result = plan(aProject({ displayName: "Demo" }, { finalizers }), seen());
-    expect(result.actions.map((a) => a.type)).toEqual(actions);
+    expect(stepsOf(result)).toEqual(actions);
     const create = result.actions.at(-1);
     expect(create).toMatchObject({
       type: "create",
@@ -82,7 +84,7 @@ describe("planProject", () => {
 
   it("adopts spec.projectId: records it and adds the finalizer", () => {
     const result = plan(aProject({ projectId: id }, { finalizers: [] }), seen({ project: atService() }));
-    expect(result.actions).toEqual([{ type: "addFinalizer" }]);
+    expect(stepsOf(result)).toEqual(["addFinalizer"]);
     expect(result.status.projectId).toBe(id);
   });
 
@@ -114,7 +116,7 @@ describe("planProject", () => {
       },
       { case: "gone", spec: {}, extra: { gone: true }, actions: ["removeFinalizer"] },
     ])("$case → $actions", ({ spec, extra, actions }) => {
-      expect(plan(deleting(spec), seen(extra)).actions.map((a) => a.type)).toEqual(actions);
+      expect(stepsOf(plan(deleting(spec), seen(extra)))).toEqual(actions);
     });
 
     it("refuses to delete without projects:admin", () => {
@@ -210,7 +212,7 @@ describe("planProject adoption", () => {
     { case: "gone at the service", extra: { gone: true }, actions: [], stalled: "True/ExternalNotFound" },
   ])("never turns an adoption into a creation: $case", ({ extra, actions, stalled }) => {
     const result = plan(aProject({ projectId: id }), seen(extra));
-    expect(result.actions.map((a) => a.type)).toEqual(actions);
+    expect(stepsOf(result)).toEqual(actions);
     if (stalled !== undefined) expect(conditionOf(result, "Stalled")).toBe(stalled);
   });
 });

@@ -1,9 +1,9 @@
 import { serviceName } from "../../api/common.ts";
 import { ready, reconciling } from "../../api/conditions.ts";
-import { finalizer } from "../../api/meta.ts";
 import type { Project } from "../../api/project.ts";
 import { idempotencyKey } from "../../hosting/index.ts";
-import { noChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
+import type { Plans } from "../shared/cleanup.ts";
+import { noChange, quoteRequest } from "../shared/condition-changes.ts";
 import type { Problem } from "../shared/failure.ts";
 import { createIntent, unfoundCreate } from "../shared/intents.ts";
 import { createAttempt } from "../shared/memory.ts";
@@ -11,7 +11,8 @@ import { Reason } from "../shared/reasons.ts";
 import { pinnedProjects, scopeProblem } from "../shared/scopes.ts";
 import type { MemberAction, ProjectAction } from "./actions.ts";
 import { describeMemberActions, diffMembers } from "./members.ts";
-import { planDeletion } from "./plan-cleanup.ts";
+import type { ProjectKnowledge } from "./memory.ts";
+import { planProjectCleanup } from "./plan-cleanup.ts";
 import {
   blocked,
   guarded,
@@ -21,22 +22,24 @@ import {
   result,
 } from "./plan-common.ts";
 
+/** How a Project is planned: being there, going away, and a status alone (the skeleton picks). */
+export const projectPlans: Plans<Project, ProjectKnowledge, ProjectPlan> = {
+  externalId: "projectId",
+  plan: (project, observed, now) => planProject({ project, observed, now }),
+  planCleanup: (project, observed, now) => planProjectCleanup({ project, observed, now }),
+  report: (project, observed, change, now) => result({ project, observed, now }, [], change),
+};
+
 /** The service's name for the project: `spec.displayName`, else `metadata.name`. */
 export function projectName(project: Project): string {
   return serviceName(project.spec.displayName, project.metadata.name);
 }
 
-/** The Project's next step. Pure: no I/O, no clock. */
+/** The Project's next step while it is there (the skeleton handles deletion, suspend and problems). Pure. */
 export function planProject(input: ProjectPlanInput): ProjectPlan {
   const { project, observed } = input;
   const generation = project.metadata.generation ?? 0;
-  const finalizers = project.metadata.finalizers ?? [];
-  if (project.metadata.deletionTimestamp !== undefined) return planDeletion(input);
-  if (project.spec.suspend) return result(input, [], suspended(generation));
-  if (observed.problem !== undefined) return blocked(input, observed.problem);
   const name = projectName(project);
-  const withFinalizer = (actions: ProjectAction[]): ProjectAction[] =>
-    finalizers.includes(finalizer) ? actions : [{ type: "addFinalizer" }, ...actions];
   const known = observed.project;
   if (known === undefined) {
     if (project.status?.projectId !== undefined && !observed.gone) return result(input, [], noChange());
@@ -73,9 +76,9 @@ export function planProject(input: ProjectPlanInput): ProjectPlan {
       });
     const intent = again ?? createIntent("createProject", { name }, key, observed.refusedCreates);
     // Created under the name it was first sent with; a rename since follows once it is known.
-    const actions = withFinalizer([
+    const actions: ProjectAction[] = [
       { type: "create", name: again?.name ?? name, idempotencyKey: key, intent },
-    ]);
+    ];
     return (
       guarded(
         input,
@@ -88,7 +91,7 @@ export function planProject(input: ProjectPlanInput): ProjectPlan {
   const members = planMembers(input);
   if (members.problem !== undefined) return blocked(input, members.problem);
   const renames: ProjectAction[] = known.name === name ? [] : [{ type: "rename", name }];
-  const actions = withFinalizer([...renames, ...members.actions]);
+  const actions = [...renames, ...members.actions];
   const exists = `project ${known.name} (${known.id}) exists`;
   const change =
     members.waiting !== undefined

@@ -1,30 +1,23 @@
-import { appNames } from "../../api/meta.ts";
 import { type Project, projectSchema } from "../../api/project.ts";
 import type { Reconciler } from "../../runtime/index.ts";
-import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
+import type { ControllerDeps } from "../shared/deps.ts";
 import type { Kind } from "../shared/kind.ts";
 import { kindReconciler } from "../shared/kind-reconciler.ts";
 import { jittered } from "../shared/schedule.ts";
 import type { ProjectAction, ProjectFact } from "./actions.ts";
-import { withProjectCost } from "./cost.ts";
 import { projectType } from "./kind.ts";
 import { learnProject } from "./learn.ts";
 import { newProjectMemory, type ProjectKnowledge, type ProjectMemory, rememberProject } from "./memory.ts";
 import { observeProject } from "./observe.ts";
 import { projectOutputs } from "./outputs.ts";
 import { doingForProject, performProject } from "./perform.ts";
-import { planProject } from "./plan.ts";
+import { projectPlans } from "./plan.ts";
 import type { ProjectPlan } from "./plan-common.ts";
 import { settleProjectIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Project. */
 export function projectReconciler(deps: ControllerDeps): Reconciler {
-  const kind = projectKind(deps);
-  const apps = deps.informer(resourceTypeOf(appNames));
-  return kindReconciler(deps, {
-    ...kind,
-    plan: (...args) => withProjectCost(kind.plan(...args), apps.list()),
-  });
+  return kindReconciler(deps, projectKind(deps));
 }
 
 /** What the Project kind brings to the shared skeleton. */
@@ -34,10 +27,9 @@ export function projectKind(
   return {
     type: projectType,
     schema: projectSchema,
-    externalId: "projectId",
     newMemory: newProjectMemory,
     observe: (project, memory, hosting) => observeProject({ ...deps, hosting }, project, memory),
-    plan: (project, knowledge, now) => planProject({ project, observed: knowledge, now }),
+    ...projectPlans,
     perform: performProject,
     learn: learnProject,
     settle: settleProjectIntent,

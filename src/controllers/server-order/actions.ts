@@ -5,9 +5,6 @@ import type { KnownEstimate } from "./memory.ts";
 
 /** What `act` does at the service or on the ServerOrder, in order. */
 export type OrderAction =
-  | { type: "addFinalizer" }
-  /** `warning`: recorded as a Warning event, for what the release leaves to a person. */
-  | { type: "removeFinalizer"; warning?: string }
   | { type: "estimate"; input: ProvisionInput; idempotencyKey: string }
   /** Order (the skeleton records the intent first), then record the order's ID. */
   | { type: "order"; input: ProvisionInput; intent: IntentCall }

@@ -3,6 +3,7 @@ import { type Estimate, idempotencyKey } from "../../hosting/index.ts";
 import { intentCall } from "../shared/intents.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
+import type { OrderAction } from "./actions.ts";
 import { catalogProblems } from "./catalog.ts";
 import { compareDecimal, desiredInput } from "./desired.ts";
 import {
@@ -13,7 +14,6 @@ import {
   orderingPhase,
   orderScopes,
   result,
-  withFinalizer,
 } from "./plan-common.ts";
 
 type KnownEstimate = Estimate["estimate"];
@@ -25,7 +25,7 @@ function awaitingApproval(input: OrderPlanInput, known: KnownEstimate): OrderPla
   const message = `the service estimates ${quoted}; set spec.approved: true to place the order`;
   return result(
     input,
-    withFinalizer(input, []),
+    [],
     {
       set: [
         {
@@ -74,8 +74,9 @@ export function planOrdering(input: OrderPlanInput): OrderPlan {
   const uid = serverOrder.metadata.uid ?? serverOrder.metadata.name;
   const estimateOf = (key: string) =>
     observed.estimate?.idempotencyKey === key ? observed.estimate.estimate : undefined;
-  const estimateAction = (key: string) =>
-    withFinalizer(input, [{ type: "estimate", input: orderInput, idempotencyKey: key }]);
+  const estimateAction = (key: string): OrderAction[] => [
+    { type: "estimate", input: orderInput, idempotencyKey: key },
+  ];
   if (!spec.approved) {
     const estimateKey = idempotencyKey(uid, "estimateServers", { ...orderInput, replaces });
     const known = estimateOf(estimateKey);
@@ -149,6 +150,6 @@ export function planOrdering(input: OrderPlanInput): OrderPlan {
     request: orderInput,
     ...(replaces === undefined ? {} : { replaces }),
   });
-  plan.actions = withFinalizer(input, [{ type: "order", input: orderInput, intent }]);
+  plan.actions = [{ type: "order", input: orderInput, intent }];
   return plan;
 }

@@ -1,21 +1,16 @@
-import { finalizer } from "../../api/meta.ts";
 import type { Order } from "../../hosting/index.ts";
-import { ensureFinalizer, removeFinalizer } from "../../runtime/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
 import type { Recorded } from "../shared/intents.ts";
 import { clientOf, type ObjectFact } from "../shared/kind.ts";
 import type { OrderAction, OrderFact } from "./actions.ts";
 import { orderSettled, phaseOf } from "./desired.ts";
-import { serverOrderType } from "./kind.ts";
 import { nextReadMs } from "./observe.ts";
 import { deprovision, performCount } from "./perform-count.ts";
 import { performReplace } from "./perform-replace.ts";
 import type { OrderPerformContext, OrderStep } from "./perform-step.ts";
-import { type OrderPolls, OrderReason } from "./plan-common.ts";
+import type { OrderPolls } from "./plan-common.ts";
 
 export const doingForOrder: Record<OrderAction["type"], string> = {
-  addFinalizer: "adding the finalizer",
-  removeFinalizer: "removing the finalizer",
   estimate: "asking for an estimate (dry run)",
   order: "placing the order",
   adopt: "adopting the order",
@@ -29,7 +24,7 @@ export const doingForOrder: Record<OrderAction["type"], string> = {
 };
 
 /**
- * Carries out one action: the finalizer, or a call to the service and the status fields that
+ * Carries out one action: a call to the service and the status fields that
  * record its answer (the skeleton writes them, with the intent's end, in its one status write).
  */
 export async function* performServerOrder(
@@ -47,15 +42,6 @@ export async function* performServerOrder(
     },
   };
   switch (action.type) {
-    case "addFinalizer":
-      yield { type: "written", object: await ensureFinalizer(deps.kube, serverOrderType, object, finalizer) };
-      return;
-    case "removeFinalizer":
-      if (action.warning !== undefined)
-        deps.recorder.record(object, "Warning", OrderReason.OrderUncertain, action.warning);
-      await removeFinalizer(deps.kube, serverOrderType, object, finalizer);
-      yield { type: "released" };
-      return;
     case "estimate": {
       const answer = await step.client().estimateServers(action.input, {
         idempotencyKey: action.idempotencyKey,

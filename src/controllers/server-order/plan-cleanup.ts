@@ -1,6 +1,5 @@
 import { reconciling } from "../../api/conditions.ts";
-import { finalizer } from "../../api/meta.ts";
-import { noChange } from "../shared/condition-changes.ts";
+import { released } from "../shared/cleanup.ts";
 import { Reason } from "../shared/reasons.ts";
 import { scopeProblem } from "../shared/scopes.ts";
 import { orderSettled } from "./desired.ts";
@@ -9,6 +8,7 @@ import {
   generationOf,
   type OrderPlan,
   type OrderPlanInput,
+  OrderReason,
   orderMarker,
   planEarlierAttempt,
   result,
@@ -18,25 +18,16 @@ import {
 const leaving = new Set(["deprovisioning", "retiring"]);
 
 /**
- * Deleted ServerOrder: `Orphan` keeps the servers; `Delete` deprovisions every server of the order
+ * Deleted ServerOrder (the skeleton releases an Orphan, keeping the servers): `Delete` deprovisions every server of the order
  * (with `confirm`, because the resource was deleted), waiting for an order in flight to deliver
  * first, and releases the finalizer only once none is listed.
  */
-export function planDeletion(input: OrderPlanInput): OrderPlan {
+export function planOrderCleanup(input: OrderPlanInput): OrderPlan {
   const { serverOrder, observed, polls } = input;
   const generation = generationOf(serverOrder);
   const deleting = (message: string) => reconciling(Reason.Deleting, message, generation);
-  const unordered = () =>
-    result(input, [{ type: "removeFinalizer" }], deleting("releasing; no order was placed"));
-  if (!(serverOrder.metadata.finalizers ?? []).includes(finalizer)) return result(input, [], noChange());
+  const unordered = () => released(result(input, [], deleting("releasing; no order was placed")));
   const recorded = serverOrder.status?.orderId ?? observed.order?.id;
-  if (serverOrder.spec.deletionPolicy === "Orphan") {
-    const message =
-      recorded === undefined
-        ? "releasing"
-        : `releasing order ${recorded}; its servers stay (deletionPolicy: Orphan)`;
-    return result(input, [{ type: "removeFinalizer" }], deleting(message));
-  }
   const marked = orderMarker(serverOrder.status) !== undefined;
   if (recorded === undefined && !marked) return unordered();
   if (observed.problem !== undefined) return blocked(input, observed.problem);
@@ -46,7 +37,10 @@ export function planDeletion(input: OrderPlanInput): OrderPlan {
       const warning =
         `an order call's outcome was unknown and orders ${found.map((o) => o.id).join(", ")} could be its result; ` +
         "berth deprovisioned none of them: check them at the service";
-      return result(input, [{ type: "removeFinalizer", warning }], deleting("releasing"));
+      return released(result(input, [], deleting("releasing")), {
+        reason: OrderReason.OrderUncertain,
+        message: warning,
+      });
     }
     const earlier = planEarlierAttempt(input);
     if (earlier !== undefined) return earlier;
@@ -96,9 +90,5 @@ export function planDeletion(input: OrderPlanInput): OrderPlan {
     const message = `waiting for ${servers.length} server(s) of order ${orderId} to finish deprovisioning`;
     return result(input, [], deleting(message), { phase: "Deleting", pollMs: polls.deprovisionMs });
   }
-  return result(
-    input,
-    [{ type: "removeFinalizer" }],
-    deleting(`the servers of order ${orderId} are gone; releasing`),
-  );
+  return released(result(input, [], deleting(`the servers of order ${orderId} are gone; releasing`)));
 }

@@ -6,7 +6,6 @@ import {
   getCondition,
   reconciling,
 } from "../../api/conditions.ts";
-import { finalizer } from "../../api/meta.ts";
 import type { ServerOrder, ServerOrderStatus } from "../../api/server-order.ts";
 import { reconcileRequest } from "../shared/annotations.ts";
 import { type Blocker, problemChange } from "../shared/condition-changes.ts";
@@ -169,13 +168,7 @@ export function planEarlierAttempt(input: OrderPlanInput): OrderPlan | undefined
   if (order === undefined) return undefined;
   return result(
     input,
-    withFinalizer(input, [{ type: "adopt", order }]),
+    [{ type: "adopt", order }],
     reconciling(Reason.Progressing, `adopting order ${order.id}, placed by an earlier call`, generation),
   );
-}
-
-export function withFinalizer(input: OrderPlanInput, actions: OrderAction[]): OrderAction[] {
-  return (input.serverOrder.metadata.finalizers ?? []).includes(finalizer)
-    ? actions
-    : [{ type: "addFinalizer" }, ...actions];
 }

@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest";
 import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderKind, serverOrderSchema } from "../../api/server-order.ts";
 import type { Me, Order, Server } from "../../hosting/index.ts";
+import { planFor } from "../shared/cleanup.ts";
 import { specArbitrary } from "../shared/spec-arbitrary.test-support.ts";
 import type { Catalog } from "./catalog.ts";
 import type { OrderObserved } from "./memory.ts";
-import { planServerOrder } from "./plan.ts";
+import { orderPlans } from "./plan.ts";
 
 // Property tests (issue "Never wedge"): for any ServerOrder spec the CRD schema accepts and any
 // state the service may report, plan never throws, plans a bounded list of actions, and never
@@ -162,7 +163,7 @@ function build(c: Case): { serverOrder: ServerOrder; observed: OrderObserved } |
 
 /** The estimate the service would answer to the plan's own dry run (or one under another key). */
 function estimateFor(serverOrder: ServerOrder, observed: OrderObserved, stale: boolean) {
-  const ask = planServerOrder({ serverOrder, observed, now, polls }).actions.find(
+  const ask = planFor(orderPlans(polls), serverOrder, observed, now).actions.find(
     (a) => a.type === "estimate",
   );
   if (ask?.type !== "estimate") return undefined;
@@ -189,7 +190,7 @@ describe("planServerOrder properties", () => {
         fc.pre(built !== undefined);
         if (built === undefined) return;
         const { serverOrder, observed } = built;
-        const result = planServerOrder({ serverOrder, observed, now, polls });
+        const result = planFor(orderPlans(polls), serverOrder, observed, now);
         expect(result.actions.length).toBeLessThanOrEqual(6);
         const orders = result.actions.filter((a) => a.type === "order");
         expect(orders.length).toBeLessThanOrEqual(1);

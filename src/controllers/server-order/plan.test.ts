@@ -3,12 +3,14 @@ import { type Condition, getCondition } from "../../api/conditions.ts";
 import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import type { Me, Order, Server } from "../../hosting/index.ts";
+import { stepsOf } from "../shared/cleanup.test-support.ts";
+import { planFor } from "../shared/cleanup.ts";
 import type { Failure } from "../shared/failure.ts";
 import { type IntentCall, pendingRecord } from "../shared/intents.ts";
 import type { OrderAction } from "./actions.ts";
 import type { Catalog } from "./catalog.ts";
 import type { OrderObserved } from "./memory.ts";
-import { planServerOrder } from "./plan.ts";
+import { orderPlans } from "./plan.ts";
 import type { OrderPlan } from "./plan-common.ts";
 
 const now = new Date("2030-01-01T00:10:00Z");
@@ -116,7 +118,7 @@ function observed(overrides: Partial<OrderObserved> = {}): OrderObserved {
 }
 
 const plan = (object: ServerOrder, overrides: Partial<OrderObserved> = {}) =>
-  planServerOrder({ serverOrder: object, observed: observed(overrides), now, polls });
+  planFor(orderPlans(polls), object, observed(overrides), now);
 
 /** The estimate the service would answer for `spec`, under the key the plan asks with. */
 function estimated(object: ServerOrder, hourlyCost = "0.1040"): Partial<OrderObserved> {
@@ -181,7 +183,7 @@ function summary(result: OrderPlan) {
   const stalled = condition(result, "Stalled");
   const ready = condition(result, "Ready");
   return {
-    actions: result.actions.map((a) => a.type),
+    actions: stepsOf(result),
     ready: ready?.status,
     reason: stalled?.status === "True" ? stalled.reason : ready?.reason,
     ordered: condition(result, "Ordered")?.status,
@@ -536,7 +538,7 @@ describe("deletion", () => {
     ],
   ])("%s", (_name, make, actions, reason) => {
     const result = make();
-    expect(result.actions.map((a) => a.type)).toEqual(actions);
+    expect(stepsOf(result)).toEqual(actions);
     const stalled = condition(result, "Stalled");
     expect(stalled?.status === "True" ? stalled.reason : condition(result, "Ready")?.reason).toBe(reason);
   });

@@ -1,32 +1,46 @@
 import { ready, reconciling } from "../../api/conditions.ts";
+import type { ServerOrder } from "../../api/server-order.ts";
 import type { Order } from "../../hosting/index.ts";
-import { noChange, quoteRequest, suspended } from "../shared/condition-changes.ts";
+import type { Plans } from "../shared/cleanup.ts";
+import { noChange, quoteRequest } from "../shared/condition-changes.ts";
 import { Reason } from "../shared/reasons.ts";
 import { isSettled } from "../shared/schedule.ts";
 import { planOrdering } from "./approval.ts";
+import { withOrderCost } from "./cost.ts";
 import { orderChanges, phaseOf, reasonOfCode } from "./desired.ts";
 import { heldCount, liveServers, planCount } from "./growth.ts";
-import { planDeletion } from "./plan-cleanup.ts";
+import type { OrderKnowledge } from "./memory.ts";
+import { planOrderCleanup } from "./plan-cleanup.ts";
 import {
   blocked,
   generationOf,
   type OrderPlan,
   type OrderPlanInput,
+  type OrderPolls,
   OrderReason,
   orderMarker,
   planEarlierAttempt,
   result,
-  withFinalizer,
 } from "./plan-common.ts";
 import { planPower } from "./power.ts";
 import { planReplace } from "./replacement.ts";
 
-/** The ServerOrder's next step. Pure: no I/O, no clock. */
+/** How a ServerOrder is planned: being there, going away, and a status alone (the skeleton picks). */
+export function orderPlans(polls: OrderPolls): Plans<ServerOrder, OrderKnowledge, OrderPlan> {
+  return {
+    externalId: "orderId",
+    plan: (serverOrder, observed, now) =>
+      withOrderCost(planServerOrder({ serverOrder, observed, now, polls }), observed),
+    planCleanup: (serverOrder, observed, now) =>
+      withOrderCost(planOrderCleanup({ serverOrder, observed, now, polls }), observed),
+    report: (serverOrder, observed, change, now) =>
+      withOrderCost(result({ serverOrder, observed, now, polls }, [], change), observed),
+  };
+}
+
+/** The ServerOrder's next step while it is there (the skeleton handles deletion, suspend and problems). Pure. */
 export function planServerOrder(input: OrderPlanInput): OrderPlan {
   const { serverOrder, observed } = input;
-  if (serverOrder.metadata.deletionTimestamp !== undefined) return planDeletion(input);
-  if (serverOrder.spec.suspend) return result(input, [], suspended(generationOf(serverOrder)));
-  if (observed.problem !== undefined) return blocked(input, observed.problem);
   // A recorded or answered order is the order: an older "ordering" marker never leads to another.
   const orderId = serverOrder.status?.orderId ?? observed.order?.id;
   if (orderId !== undefined) return planPlaced(input, orderId);
@@ -102,7 +116,7 @@ function describeProgress(
   const generation = generationOf(input.serverOrder);
   const servers = input.observed.servers;
   const waiting = (message: string) =>
-    result(input, withFinalizer(input, []), reconciling(Reason.Progressing, message, generation), fields);
+    result(input, [], reconciling(Reason.Progressing, message, generation), fields);
   if (order.state !== "completed") return waiting(`order ${order.id} is ${order.state}`);
   if (servers === undefined) return waiting(`listing the servers of order ${order.id}`);
   const provisioning = servers.filter((s) => s.state === "provisioning").length;
@@ -141,7 +155,7 @@ function describeProgress(
     input,
     result(
       input,
-      withFinalizer(input, []),
+      [],
       ready(Reason.Succeeded, `${delivered} ${live.length} server(s)${joined}${hibernated}`, generation),
       fields,
     ),

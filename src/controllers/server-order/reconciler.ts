@@ -4,14 +4,13 @@ import type { ControllerDeps } from "../shared/deps.ts";
 import { kindReconciler } from "../shared/kind-reconciler.ts";
 import { earliest } from "../shared/schedule.ts";
 import { CatalogCache } from "./catalog.ts";
-import { withOrderCost } from "./cost.ts";
 import { serverOrderType } from "./kind.ts";
 import { learnOrder } from "./learn.ts";
 import { newOrderMemory, rememberOrder } from "./memory.ts";
 import { observeServerOrder } from "./observe.ts";
 import { serverOrderOutputs } from "./outputs.ts";
 import { doingForOrder, performServerOrder } from "./perform.ts";
-import { planServerOrder } from "./plan.ts";
+import { orderPlans } from "./plan.ts";
 import type { OrderPolls } from "./plan-common.ts";
 import { settleOrderIntent } from "./settle.ts";
 
@@ -32,13 +31,11 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
   return kindReconciler(deps, {
     type: serverOrderType,
     schema: serverOrderSchema,
-    externalId: "orderId",
     rounds: 3,
     newMemory: newOrderMemory,
     observe: (serverOrder, memory, hosting) =>
       observeServerOrder({ ...deps, hosting }, serverOrder, memory, { catalogs, polls }),
-    plan: (serverOrder, knowledge, now) =>
-      withOrderCost(planServerOrder({ serverOrder, observed: knowledge, now, polls }), knowledge),
+    ...orderPlans(polls),
     perform: (action, context) => performServerOrder(action, context, polls),
     learn: learnOrder,
     settle: settleOrderIntent,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { getCondition } from "../../api/conditions.ts";
 import { type Intent, intentSchema } from "../../api/intents.ts";
+import { finalizer } from "../../api/meta.ts";
 import { canonicalJson, HostingApiError, type HostingClient, type Me } from "../../hosting/index.ts";
 import type { KubeClient, KubeObject } from "../../runtime/index.ts";
 import { converge } from "./converge.ts";
@@ -10,13 +11,9 @@ import type { Connection } from "./hosting-access.ts";
 import { type IntentCall, intentCall, type Settlement } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Failed, Kind, ObjectFact } from "./kind.ts";
 
-// A toy kind: it wants `want` things made, one `make` call each; a `mark` writes the object first.
+// A toy kind: it wants `want` things made, one `make` call each; the skeleton adds the finalizer first.
 // `spec.spend` asks for one call that spends (`spend`, with an intent); deleting, it releases.
-type Action =
-  | { type: "mark" }
-  | { type: "make"; n: number }
-  | { type: "spend"; n: number; intent: IntentCall }
-  | { type: "release" };
+type Action = { type: "make"; n: number } | { type: "spend"; n: number; intent: IntentCall };
 type Fact = { type: "made"; n: number } | { type: "spent"; n: number };
 interface Knowledge extends BaseKnowledge {
   made: number[];
@@ -28,10 +25,12 @@ const schema = z.object({
     uid: z.string().optional(),
     generation: z.number().optional(),
     deletionTimestamp: z.string().optional(),
+    finalizers: z.array(z.string()).optional(),
   }),
   spec: z.object({
     want: z.number(),
     spend: z.number().optional(),
+    suspend: z.boolean().optional(),
     deletionPolicy: z.string().optional(),
     outputs: z.object({ configMapName: z.string() }).optional(),
   }),
@@ -69,14 +68,19 @@ function toyKind(behaviour: Behaviour) {
     observe: async () => {
       throw new Error("not used");
     },
+    planCleanup: (_resource, knowledge) => ({
+      actions: [],
+      status: {},
+      stalled: false,
+      made: knowledge.made,
+      release: {},
+    }),
+    report: (_resource, knowledge) => ({ actions: [], status: {}, stalled: false, made: knowledge.made }),
     plan(resource, knowledge) {
-      if (resource.metadata.deletionTimestamp !== undefined) {
-        return { actions: [{ type: "release" }], status: {}, stalled: false, made: knowledge.made };
-      }
       const missing = Array.from({ length: resource.spec.want }, (_, i) => i).filter(
         (n) => !knowledge.made.includes(n),
       );
-      const actions: Action[] = resource.status?.marked ? [] : [{ type: "mark" }];
+      const actions: Action[] = [];
       actions.push(...missing.slice(0, behaviour.perRound ?? 1).map((n) => ({ type: "make" as const, n })));
       const spend = resource.spec.spend;
       if (spend !== undefined && !knowledge.spent.includes(spend))
@@ -85,10 +89,6 @@ function toyKind(behaviour: Behaviour) {
     },
     async *perform(action, context): AsyncGenerator<Fact | ObjectFact> {
       performed.push(action);
-      if (action.type === "release") {
-        yield { type: "released" };
-        return;
-      }
       if (action.type === "spend") {
         seenIntents.push((context.object.status as { intents?: Intent[] } | undefined)?.intents);
         const error = behaviour.spendError?.();
@@ -96,10 +96,6 @@ function toyKind(behaviour: Behaviour) {
         yield { type: "spent", n: action.n };
         yield { type: "answered", requestId: `req-spend-${action.n}` };
         yield { type: "recorded", status: { spentId: `s-${action.n}` } };
-        return;
-      }
-      if (action.type === "mark") {
-        yield { type: "written", object: { ...context.object, status: { marked: true } } };
         return;
       }
       if (action.n === behaviour.failOn) {
@@ -139,13 +135,45 @@ function toyKind(behaviour: Behaviour) {
   return { kind, performed, seenIntents, settled };
 }
 
-function start(want: number) {
+/** The object after a JSON patch of its finalizers (the only JSON patches the skeleton sends). */
+function patchFinalizers(object: KubeObject, body: unknown, log: string[]): KubeObject {
+  let finalizers = [...(object.metadata.finalizers ?? [])];
+  for (const op of body as { op: string; path: string; value?: unknown }[]) {
+    if (op.op === "add") {
+      finalizers = op.path.endsWith("/-") ? [...finalizers, op.value as string] : [...(op.value as string[])];
+      log.push("add finalizer");
+    }
+    if (op.op === "remove") {
+      finalizers = finalizers.filter((_, i) => `/metadata/finalizers/${i}` !== op.path);
+      log.push("remove finalizer");
+    }
+  }
+  const resourceVersion = String(Number(object.metadata.resourceVersion ?? "1") + 1);
+  return { ...object, metadata: { ...object.metadata, finalizers, resourceVersion } };
+}
+
+function start(want: number, metadata: Record<string, unknown> = {}) {
   const events: string[] = [];
+  const log: string[] = [];
+  let stored: KubeObject = {
+    apiVersion: "test/v1",
+    kind: "Toy",
+    metadata: { name: "t", ...metadata },
+    spec: { want },
+  };
+  const kube = {
+    async call(method: string, path: string, request: { body?: unknown } = {}) {
+      if (method !== "PATCH" || path.endsWith("/status")) throw new Error(`unexpected ${method} ${path}`);
+      stored = patchFinalizers(stored, request.body, log);
+      return structuredClone(stored);
+    },
+  };
   const deps = {
+    kube: kube as unknown as KubeClient,
     recorder: { record: (_: KubeObject, type: string, reason: string) => events.push(`${type} ${reason}`) },
     hosting: { forgetIdentity: () => undefined },
   } as unknown as ControllerDeps;
-  const object: KubeObject = { apiVersion: "test/v1", kind: "Toy", metadata: { name: "t" }, spec: { want } };
+  const object = structuredClone(stored);
   const knowledge: Knowledge = {
     problem: undefined,
     requestId: undefined,
@@ -155,6 +183,7 @@ function start(want: number) {
   };
   return {
     events,
+    log,
     start: {
       deps,
       object,
@@ -169,22 +198,23 @@ function start(want: number) {
 describe("converge: plan → perform → learn → plan", () => {
   it("plans the status on what the calls taught, once, after one round", async () => {
     const { kind, performed } = toyKind({ perRound: 5 });
-    const { start: begin } = start(2);
+    const { start: begin, log } = start(2);
     const done = await converge(kind, begin);
-    expect(performed.map((a) => a.type)).toEqual(["mark", "make", "make"]);
+    expect(log).toEqual(["add finalizer"]);
+    expect(performed.map((a) => a.type)).toEqual(["make", "make"]);
     expect(done.plan.made).toEqual([0, 1]);
     expect(done.plan.actions).toEqual([]);
     expect(done.knowledge.requestId).toBe("req-1");
-    expect(done.object?.status).toEqual({ marked: true });
-    // Re-parsed from the written object: the mark is not planned again.
-    expect(done.resource.status?.marked).toBe(true);
+    // Re-parsed from the written object: the finalizer is not added again.
+    expect(done.object?.metadata.finalizers).toEqual([finalizer]);
+    expect(done.resource.metadata.finalizers).toEqual([finalizer]);
   });
 
   it("runs at most `rounds` rounds, leaving the rest planned", async () => {
     const { kind, performed } = toyKind({ perRound: 1, rounds: 2 });
     const { start: begin } = start(3);
     const done = await converge(kind, begin);
-    expect(performed.map((a) => (a.type === "make" ? a.n : a.type))).toEqual(["mark", 0, 1]);
+    expect(performed.map((a) => (a.type === "make" ? a.n : a.type))).toEqual([0, 1]);
     expect(done.plan.actions).toEqual([{ type: "make", n: 2 }]);
   });
 
@@ -192,7 +222,7 @@ describe("converge: plan → perform → learn → plan", () => {
     const { kind, performed } = toyKind({ perRound: 5, failOn: 1 });
     const { start: begin, events } = start(3);
     const done = await converge(kind, begin);
-    expect(performed.map((a) => (a.type === "make" ? a.n : a.type))).toEqual(["mark", 0, 1]);
+    expect(performed.map((a) => (a.type === "make" ? a.n : a.type))).toEqual([0, 1]);
     expect(done.knowledge.made).toEqual([0]);
     expect(done.knowledge.failures).toEqual(["HostingError"]);
     expect(done.failure).toMatchObject({ uncertain: true, requestId: "req-failed", stalled: false });
@@ -219,18 +249,45 @@ describe("converge: plan → perform → learn → plan", () => {
     expect(done.knowledge.made).toEqual([0]);
   });
 
-  it("stops once the finalizer is released", async () => {
+  it("going away, performs the cleanup's actions, then releases the finalizer and stops", async () => {
     const { kind, performed } = toyKind({ perRound: 5 });
-    const releasing: typeof kind = {
+    const cleaning: typeof kind = {
       ...kind,
-      async *perform(action) {
-        performed.push(action);
-        yield { type: "released" };
-      },
+      planCleanup: (_resource, knowledge) => ({
+        actions: knowledge.made.includes(9) ? [] : [{ type: "make", n: 9 }],
+        status: {},
+        stalled: false,
+        made: knowledge.made,
+        release: {},
+      }),
     };
-    const done = await converge(releasing, start(2).start);
+    const deleting = { deletionTimestamp: "2030-01-01T00:00:00Z", finalizers: [finalizer] };
+    const { start: begin, log } = start(2, deleting);
+    const done = await converge(cleaning, begin);
+    expect(performed).toEqual([{ type: "make", n: 9 }]);
+    expect(log).toEqual(["remove finalizer"]);
     expect(done.object).toBeUndefined();
-    expect(performed).toHaveLength(1);
+  });
+
+  it("going away without berth's finalizer, does nothing", async () => {
+    const { kind, performed } = toyKind({ perRound: 5 });
+    const { start: begin, log } = start(2, { deletionTimestamp: "2030-01-01T00:00:00Z" });
+    const done = await converge(kind, begin);
+    expect(performed).toEqual([]);
+    expect(log).toEqual([]);
+    expect(done.object).toBeDefined();
+  });
+
+  it("suspended, calls nothing and adds no finalizer", async () => {
+    const { kind, performed } = toyKind({ perRound: 5 });
+    const { start: begin, log } = start(2);
+    const suspended = {
+      ...begin,
+      resource: { ...begin.resource, spec: { ...begin.resource.spec, suspend: true } },
+    };
+    await converge(kind, suspended);
+    expect(performed).toEqual([]);
+    expect(log).toEqual([]);
   });
 });
 
@@ -252,14 +309,25 @@ function intentStart(options: {
   let stored: KubeObject = {
     apiVersion: "test/v1",
     kind: "Toy",
-    metadata: { name: "t", namespace: "ns", uid: "uid-t", resourceVersion: "1", ...options.metadata },
+    metadata: {
+      name: "t",
+      namespace: "ns",
+      uid: "uid-t",
+      resourceVersion: "1",
+      finalizers: [finalizer],
+      ...options.metadata,
+    },
     spec: { want: 0, spend: 1, ...options.spec },
     status: { marked: true, ...options.status },
   };
   const patches: { intents?: Intent[] }[] = [];
   const kube = {
     async call(method: string, path: string, request: { body?: unknown } = {}) {
-      if (method !== "PATCH" || !path.endsWith("/status")) throw new Error(`unexpected ${method} ${path}`);
+      if (method !== "PATCH") throw new Error(`unexpected ${method} ${path}`);
+      if (!path.endsWith("/status")) {
+        stored = patchFinalizers(stored, request.body, log);
+        return structuredClone(stored);
+      }
       const { status } = request.body as { status: Record<string, unknown> };
       patches.push(status as { intents?: Intent[] });
       log.push("patch status");
@@ -560,14 +628,20 @@ describe("converge: intents", () => {
     const { kind, performed, settled } = toyKind({
       settle: () => ({ outcome: "unsettled", message: "two results could be it" }),
     });
-    const { start: begin } = intentStart({
+    const {
+      start: begin,
+      log,
+      events,
+    } = intentStart({
       metadata: { deletionTimestamp: "2030-01-01T00:00:00Z" },
       spec: { deletionPolicy: "Orphan" },
       status: { intents: [pending(1)] },
     });
     const done = await converge(kind, begin);
     expect(settled).toEqual([]);
-    expect(performed.map((a) => a.type)).toEqual(["release"]);
+    expect(performed).toEqual([]);
+    expect(log).toEqual(["remove finalizer"]);
+    expect(events).toContain("Normal Orphaned");
     expect(done.object).toBeUndefined();
   });
 

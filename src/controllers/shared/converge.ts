@@ -9,6 +9,7 @@ import {
   patchStatus,
   type ResourceType,
 } from "../../runtime/index.ts";
+import { addFinalizer, hasWork, planFor, releaseFinalizer } from "./cleanup.ts";
 import { problemChange } from "./condition-changes.ts";
 import type { ControllerDeps } from "./deps.ts";
 import { describeFailure, type Failure } from "./failure.ts";
@@ -55,12 +56,7 @@ export interface Converged<R, K, P> {
   interrupted?: { error: unknown };
 }
 
-const objectFacts = new Set<string>([
-  "written",
-  "released",
-  "answered",
-  "recorded",
-] satisfies ObjectFact["type"][]);
+const objectFacts = new Set<string>(["answered", "recorded"] satisfies ObjectFact["type"][]);
 
 function isObjectFact<F>(fact: F | ObjectFact): fact is ObjectFact {
   return objectFacts.has((fact as { type?: unknown }).type as string);
@@ -109,8 +105,16 @@ export async function converge<
       failure: undefined,
     };
   }
-  let plan = kind.plan(resource, knowledge, now);
-  for (let round = 1; round <= (kind.rounds ?? 1) && plan.actions.length > 0; round++) {
+  let plan = planFor(kind, resource, knowledge, now);
+  for (let round = 1; round <= (kind.rounds ?? 1) && hasWork(plan); round++) {
+    if (plan.addsFinalizer === true) {
+      try {
+        object = await addFinalizer(deps, kind, object);
+      } catch (error) {
+        return { object, resource, knowledge, plan, intents, failure: undefined, interrupted: { error } };
+      }
+      resource = withIntents(reparse(kind.schema, object, resource), intents);
+    }
     for (const action of plan.actions) {
       const call = action.intent;
       const prior = intents;
@@ -123,15 +127,10 @@ export async function converge<
         for await (const fact of kind.perform(action, { deps, object, resource, knowledge, connection })) {
           if (!isObjectFact(fact)) {
             knowledge = kind.learn(knowledge, fact);
-          } else if (fact.type === "released") {
-            return { object: undefined, resource, knowledge, plan, intents, failure: undefined };
           } else if (fact.type === "answered") {
             if (fact.requestId !== undefined) knowledge = { ...knowledge, requestId: fact.requestId };
-          } else if (fact.type === "recorded") {
-            resource = withRecorded(resource, fact.status);
           } else {
-            object = fact.object;
-            resource = withIntents(reparse(kind.schema, object, resource), intents);
+            resource = withRecorded(resource, fact.status);
           }
         }
         if (call !== undefined) {
@@ -158,10 +157,25 @@ export async function converge<
         if (failure.refreshIdentity && connection !== undefined)
           deps.hosting.forgetIdentity(connection.client);
         deps.recorder.record(start.object, "Warning", failure.reason, failure.message, action.type);
-        return { object, resource, knowledge, intents, plan: kind.plan(resource, knowledge, now), failure };
+        return {
+          object,
+          resource,
+          knowledge,
+          intents,
+          plan: planFor(kind, resource, knowledge, now),
+          failure,
+        };
       }
     }
-    plan = kind.plan(resource, knowledge, now);
+    if (plan.release !== undefined) {
+      try {
+        await releaseFinalizer(deps, kind, object, plan.release);
+      } catch (error) {
+        return { object, resource, knowledge, plan, intents, failure: undefined, interrupted: { error } };
+      }
+      return { object: undefined, resource, knowledge, plan, intents, failure: undefined };
+    }
+    plan = planFor(kind, resource, knowledge, now);
   }
   return { object, resource, knowledge, plan, intents, failure: undefined };
 }
@@ -314,7 +328,14 @@ function settlingPlan<
     ...(knowledge.requestId === undefined ? {} : { lastRequestId: knowledge.requestId }),
     conditions: applyConditionChange(previous.conditions, change, now),
   };
-  const planned = kind.plan(resource, knowledge, now);
+  const planned = planFor(kind, resource, knowledge, now);
   const stalled = blocking.stuck !== undefined || problem?.stalled === true;
-  return { ...planned, actions: [], status: status as P["status"], stalled };
+  return {
+    ...planned,
+    actions: [],
+    addsFinalizer: false,
+    release: undefined,
+    status: status as P["status"],
+    stalled,
+  };
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Condition } from "../../api/conditions.ts";
+import type { Condition, ConditionChange } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
 import type { HostingClient, HostingError } from "../../hosting/index.ts";
 import { type KubeObject, Outcome, type ResourceType } from "../../runtime/index.ts";
@@ -22,6 +22,7 @@ export interface Resource {
     generation?: number | undefined;
     creationTimestamp?: string | undefined;
     deletionTimestamp?: string | undefined;
+    finalizers?: string[] | undefined;
     annotations?: Record<string, string> | undefined;
   };
   spec: {
@@ -63,14 +64,15 @@ export interface BasePlan<A> {
   status: WithConditions;
   /** A person must act: retried slowly, not with backoff. */
   stalled: boolean;
+  /**
+   * Going away: once the actions are done nothing is left at the service (or Orphan leaves it), and
+   * the skeleton releases the finalizer, with a Warning event for what it leaves to a person.
+   */
+  release?: { warning?: { reason: string; message: string } | undefined; orphan?: boolean } | undefined;
 }
 
 /** What `perform` learned about the resource object itself; the skeleton keeps it. */
 export type ObjectFact =
-  /** The object as written (a finalizer or a status marker): later actions and the status write start from it. */
-  | { type: "written"; object: KubeObject }
-  /** The finalizer is gone: the object is going away and nothing more is written. */
-  | { type: "released" }
   /** A hosting call answered with this request ID. */
   | { type: "answered"; requestId: string | undefined }
   /**
@@ -128,8 +130,18 @@ export interface Kind<
   newMemory(): M;
   /** Reads what the plan needs, starting from the memory, calling the service only through `hosting`. */
   observe(resource: R, memory: M, hosting: HostingAccess): Promise<Observation<K>>;
-  /** The next step from the resource, the knowledge and the time. Pure. */
+  /**
+   * The next step while the resource is there (not suspended, no problem): the skeleton adds the
+   * finalizer before the first action. Pure.
+   */
   plan(resource: R, knowledge: K, now: Date): P;
+  /**
+   * The next step while the resource goes away (its finalizer held, not Orphan): what to call, and
+   * `release` once nothing is left. Pure.
+   */
+  planCleanup(resource: R, knowledge: K, now: Date): P;
+  /** The plan that calls nothing: the status with this condition change (suspend, a problem). Pure. */
+  report(resource: R, knowledge: K, change: ConditionChange, now: Date): P;
   /** Carries out one action, yielding each fact as it is learned (a failure keeps the facts before it). */
   perform(action: A, context: PerformContext<R, K>): AsyncIterable<F | ObjectFact>;
   /** The knowledge after a fact. Pure. */
