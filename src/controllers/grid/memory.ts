@@ -37,6 +37,8 @@ export interface GridObserved {
    */
   found: ServiceGrid[] | undefined;
   requestId: string | undefined;
+  /** The next drift check (epoch ms), from memory. */
+  driftDueAt?: number | undefined;
   /** Creates the service refused for certain: the next create's key moves on (see `createAttempt`). */
   refusedCreates?: number;
 }

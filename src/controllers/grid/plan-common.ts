@@ -11,6 +11,8 @@ export interface GridPlan {
   actions: GridAction[];
   status: GridStatus;
   stalled: boolean;
+  /** The next drift check. */
+  dueAt: number | undefined;
 }
 
 export interface GridPlanInput {
@@ -59,5 +61,5 @@ export function result(input: GridPlanInput, actions: GridAction[], change: Cond
     conditions: applyConditionChange(previous.conditions, change, now),
   };
   const isStalled = change.set.some((c) => c.type === "Stalled" && c.status === "True");
-  return { actions, status, stalled: isStalled };
+  return { actions, status, stalled: isStalled, dueAt: observed.driftDueAt };
 }

@@ -16,16 +16,13 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
   return kindReconciler(deps, {
     type: gridType,
     schema: gridSchema,
-    newMemory: newGridMemory,
-    observe: (grid, memory, hosting) => observeGrid({ ...deps, hosting }, grid, memory),
+    observe: (grid, memory, hosting) => observeGrid({ ...deps, hosting }, grid, memory ?? newGridMemory()),
     ...gridPlans,
     perform: performGrid,
     learn: learnGrid,
     settle: settleGridIntent,
-    doing: (action) => doingForGrid[action.type],
-    schedule: (knowledge) => ({ knowledge, dueAt: knowledge.driftDueAt }),
+    doing: doingForGrid,
     remember: rememberGrid,
-    waiting: () => false,
     outputs: gridOutputs,
   });
 }

@@ -1,26 +1,20 @@
 import type { Project } from "../../api/project.ts";
 import { isHostingError } from "../../hosting/index.ts";
 import { quoteRequest } from "../shared/condition-changes.ts";
-import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
+import { clientOf, type Doing, type ObjectFact, type PerformContext } from "../shared/kind.ts";
 import type { ProjectAction, ProjectFact } from "./actions.ts";
 import type { ProjectKnowledge } from "./memory.ts";
 import { memberDoing, performMember } from "./perform-members.ts";
 
-/** What an action is, for failure messages. */
-export function doingForProject(action: ProjectAction): string {
-  switch (action.type) {
-    case "create":
-      return "creating the project";
-    case "rename":
-      return "renaming the project";
-    case "addMember":
-    case "changeMember":
-    case "removeMember":
-      return memberDoing(action);
-    default:
-      return "deleting the project";
-  }
-}
+/** What each action is, for failure messages. */
+export const doingForProject: Doing<ProjectAction> = {
+  create: "creating the project",
+  rename: "renaming the project",
+  delete: "deleting the project",
+  addMember: memberDoing,
+  changeMember: memberDoing,
+  removeMember: memberDoing,
+};
 
 /** Carries out one action: a call to the service, with an event for each change. */
 export async function* performProject(

@@ -27,8 +27,8 @@ export function projectKind(
   return {
     type: projectType,
     schema: projectSchema,
-    newMemory: newProjectMemory,
-    observe: (project, memory, hosting) => observeProject({ ...deps, hosting }, project, memory),
+    observe: (project, memory, hosting) =>
+      observeProject({ ...deps, hosting }, project, memory ?? newProjectMemory()),
     ...projectPlans,
     perform: performProject,
     learn: learnProject,

@@ -32,14 +32,13 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
     type: serverOrderType,
     schema: serverOrderSchema,
     rounds: 3,
-    newMemory: newOrderMemory,
     observe: (serverOrder, memory, hosting) =>
-      observeServerOrder({ ...deps, hosting }, serverOrder, memory, { catalogs, polls }),
+      observeServerOrder({ ...deps, hosting }, serverOrder, memory ?? newOrderMemory(), { catalogs, polls }),
     ...orderPlans(polls),
     perform: (action, context) => performServerOrder(action, context, polls),
     learn: learnOrder,
     settle: settleOrderIntent,
-    doing: (action) => doingForOrder[action.type],
+    doing: doingForOrder,
     schedule: (knowledge, plan, now) => ({
       knowledge,
       dueAt: earliest(

@@ -64,7 +64,6 @@ function toyKind(behaviour: Behaviour) {
     type: { group: "test", version: "v1", plural: "toys", kind: "Toy" },
     schema,
     ...(behaviour.rounds === undefined ? {} : { rounds: behaviour.rounds }),
-    newMemory: () => ({}),
     observe: async () => {
       throw new Error("not used");
     },
@@ -118,10 +117,8 @@ function toyKind(behaviour: Behaviour) {
         : fact.type === "spent"
           ? { ...knowledge, spent: [...knowledge.spent, fact.n] }
           : { ...knowledge, failures: [...knowledge.failures, fact.failure.reason] },
-    doing: (action) => `doing ${action.type}`,
-    schedule: (knowledge) => ({ knowledge, dueAt: undefined }),
+    doing: { make: "doing make", spend: "doing spend" },
     remember: () => ({}),
-    waiting: () => false,
     outputs: () => ({}),
     ...(behaviour.settle === undefined
       ? {}

@@ -25,7 +25,15 @@ import {
   withIntent,
   withoutIntent,
 } from "./intents.ts";
-import type { Action, BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from "./kind.ts";
+import {
+  type Action,
+  type BaseKnowledge,
+  type BasePlan,
+  doingOf,
+  type Kind,
+  type ObjectFact,
+  type Resource,
+} from "./kind.ts";
 import { identityOf } from "./ownership.ts";
 import { parseForReconcile } from "./parse.ts";
 import { Reason } from "./reasons.ts";
@@ -146,7 +154,7 @@ export async function converge<
           }
           return { object, resource, knowledge, plan, intents, failure: undefined, interrupted: { error } };
         }
-        const failure = describeFailure(error, kind.doing(action));
+        const failure = describeFailure(error, doingOf(kind.doing, action));
         if (call !== undefined && refusedForCertain(error)) {
           intents = endIntent(intents, call.operation, "Refused", failure.message);
           resource = withIntents(resource, intents);

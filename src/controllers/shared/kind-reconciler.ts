@@ -36,7 +36,8 @@ function withIntentList<S extends { intents?: Intent[] | undefined }>(status: S,
 
 /** What the skeleton keeps of a resource between reconciles: the kind's memory, and its own. */
 interface Kept<M> {
-  memory: M;
+  /** None before anything was learned. */
+  memory: M | undefined;
   /** This process already saw the resource Ready (for the time-to-first-Ready metric). */
   readySeen: boolean;
 }
@@ -55,11 +56,10 @@ export function kindReconciler<
   F,
   P extends BasePlan<A>,
 >(deps: ControllerDeps, kind: Kind<R, M, K, A, F, P>): Reconciler {
-  const kept = new Memory<Kept<M>>(() => ({ memory: kind.newMemory(), readySeen: false }));
+  const kept = new Memory<Kept<M>>(() => ({ memory: undefined, readySeen: false }));
   const informer = deps.informer(kind.type);
   const ownWrites = new OwnWrites(informer);
   const outputWriter = new OutputWriter(deps.kube);
-  const errorPolicy = kind.errorPolicy ?? retryFailure;
   // UIDs whose finalizer this controller removed: until the informer sees them gone, a queued
   // reconcile would find a stale copy and act on the external object a second time.
   const released = new Map<string, string>();
@@ -116,7 +116,10 @@ export function kindReconciler<
     // Counted from when the calls answered, not from when the reconcile began: a create that took
     // seconds is read once the app had the time to start.
     const answeredAt = new Date(deps.now());
-    const schedule = kind.schedule(converged.knowledge, converged.plan, answeredAt);
+    const schedule = kind.schedule?.(converged.knowledge, converged.plan, answeredAt) ?? {
+      knowledge: converged.knowledge,
+      dueAt: converged.plan.dueAt,
+    };
     const entry: Kept<M> = { memory: kind.remember(schedule.knowledge), readySeen };
     kept.set(key, uid, entry);
     if (converged.interrupted !== undefined) throw converged.interrupted.error;
@@ -158,7 +161,7 @@ export function kindReconciler<
     });
     await keepIdentity(final, status, context.wrote);
     const failure = actFailure ?? observation.failure;
-    const retry = failure === undefined ? undefined : errorPolicy(failure);
+    const retry = failure === undefined ? undefined : retryFailure(failure);
     if (retry !== undefined) return retry;
     if (outputs.error !== undefined) return Outcome.error(outputs.error);
     const stalled = plan.stalled || failure?.stalled === true || outputs.problem !== undefined;
@@ -168,7 +171,7 @@ export function kindReconciler<
       actFailure !== undefined && (schedule.dueAt ?? Infinity) <= answeredAt.getTime()
         ? undefined
         : schedule.dueAt;
-    const waiting = kind.waiting(converged.knowledge);
+    const waiting = kind.waiting?.(converged.knowledge) ?? false;
     const next = earliest(due, retryAt(deps.settings, answeredAt, stalled, waiting));
     return lookAgain(next, deps.now(), !stalled && !waiting && !isSettled({ status }, generation));
   };

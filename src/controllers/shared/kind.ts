@@ -64,6 +64,8 @@ export interface BasePlan<A> {
   status: WithConditions;
   /** A person must act: retried slowly, not with backoff. */
   stalled: boolean;
+  /** When to look again by itself (epoch ms), for the default schedule. */
+  dueAt?: number | undefined;
   /**
    * Going away: once the actions are done nothing is left at the service (or Orphan leaves it), and
    * the skeleton releases the finalizer, with a Warning event for what it leaves to a person.
@@ -126,10 +128,11 @@ export interface Kind<
   schema: z.ZodType<R>;
   /** Plan-perform rounds one reconcile may run (default 1): the rest is planned again next time. */
   rounds?: number;
-  /** What is kept of a resource between reconciles before anything was learned. */
-  newMemory(): M;
-  /** Reads what the plan needs, starting from the memory, calling the service only through `hosting`. */
-  observe(resource: R, memory: M, hosting: HostingAccess): Promise<Observation<K>>;
+  /**
+   * Reads what the plan needs, starting from the memory (none before anything was learned),
+   * calling the service only through `hosting`.
+   */
+  observe(resource: R, memory: M | undefined, hosting: HostingAccess): Promise<Observation<K>>;
   /**
    * The next step while the resource is there (not suspended, no problem): the skeleton adds the
    * finalizer before the first action. Pure.
@@ -146,14 +149,20 @@ export interface Kind<
   perform(action: A, context: PerformContext<R, K>): AsyncIterable<F | ObjectFact>;
   /** The knowledge after a fact. Pure. */
   learn(knowledge: K, fact: F | Failed<A>): K;
-  /** What an action is, for messages ("creating the grid"). */
-  doing(action: A): string;
-  /** After the final plan: the knowledge to keep and when to look again by itself, besides retries. */
-  schedule(knowledge: K, plan: P, now: Date): Schedule<K>;
+  /** What each action is, for messages ("creating the grid"). */
+  doing: Doing<A>;
+  /**
+   * After the final plan: the knowledge to keep and when to look again by itself, besides retries
+   * (default: the plan's `dueAt`).
+   */
+  schedule?(knowledge: K, plan: P, now: Date): Schedule<K>;
   /** What is kept for the next reconcile (per-reconcile reads, like the desired spec, are dropped). */
   remember(knowledge: K): M;
-  /** The resource waits for something in the cluster (looked at again after `polls.waitingMs`). */
-  waiting(knowledge: K): boolean;
+  /**
+   * The resource waits for something in the cluster (looked at again after `polls.waitingMs`);
+   * default: never.
+   */
+  waiting?(knowledge: K): boolean;
   /** The status field holding the external object's ID, also kept in the berth.dev/external-id annotation. */
   externalId?: string;
   /** What the output ConfigMap (spec.outputs) holds for this status: only keys whose values are known. Pure. */
@@ -163,12 +172,21 @@ export interface Kind<
    * input. Pure. A kind whose actions carry no intents needs none.
    */
   settle?(intent: Intent, knowledge: K, resource: R, now: Date): Settlement<F>;
-  /** How a failed call or read is retried (default `retryFailure`); undefined leaves it to the schedule. */
-  errorPolicy?(failure: Failure): Outcome | undefined;
+}
+
+/** What each action type is, for messages: a phrase, or one made from the action. */
+export type Doing<A extends Action> = {
+  [T in A["type"]]: string | ((action: Extract<A, { type: T }>) => string);
+};
+
+/** "creating the grid", for an action. */
+export function doingOf<A extends Action>(doing: Doing<A>, action: A): string {
+  const entry = doing[action.type as A["type"]] as string | ((action: A) => string);
+  return typeof entry === "string" ? entry : entry(action);
 }
 
 /**
- * The default error policy: the wait the service asked for (Retry-After), else backoff; a failure a
+ * How a failed call or read is retried: the wait the service asked for (Retry-After), else backoff; a failure a
  * person must fix is not retried by itself (the Stalled schedule looks again slowly).
  */
 export function retryFailure(failure: Failure): Outcome | undefined {
