@@ -7,7 +7,7 @@ const plan: OrderPlan = {
   actions: [],
   status: { orderId: "ord_1", cost: { hourly: { amount: "9.0000", currency: "USD" } } },
   stalled: false,
-  pollMs: undefined,
+  poll: undefined,
 };
 const server = (address: string, extra: Record<string, unknown>): Server =>
   ({ address, gridIds: [], state: "running", hourlyCost: "0.0520", ...extra }) as Server;

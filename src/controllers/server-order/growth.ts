@@ -9,6 +9,7 @@ import {
   generationOf,
   type OrderPlan,
   type OrderPlanInput,
+  type OrderPoll,
   OrderReason,
   orderScopes,
   result,
@@ -49,8 +50,8 @@ export function planCount(input: OrderPlanInput, first: Order, fields: StepField
   const { serverOrder, observed } = input;
   const status = serverOrder.status;
   const generation = generationOf(serverOrder);
-  const waiting = (message: string, pollMs?: number) =>
-    result(input, [], reconciling(Reason.Progressing, message, generation), { ...fields, pollMs });
+  const waiting = (message: string, poll?: OrderPoll) =>
+    result(input, [], reconciling(Reason.Progressing, message, generation), { ...fields, poll });
   if (status?.growing !== undefined) return planGrowthAttempt(input, first, fields);
   const growthOrders = observed.growthOrders ?? [];
   const inFlight = growthOrders.find((o) => !orderSettled(o));
@@ -79,10 +80,7 @@ export function planCount(input: OrderPlanInput, first: Order, fields: StepField
     return shrink(input, newestFirst(live, first, status).slice(0, held - target), false, fields);
   const leavingNow = listed.filter((s) => removing.has(s.address)).length;
   if (leavingNow > 0) {
-    return waiting(
-      `deprovisioning ${leavingNow} server(s), as spec.count was lowered`,
-      input.polls.deprovisionMs,
-    );
+    return waiting(`deprovisioning ${leavingNow} server(s), as spec.count was lowered`, "deprovisionMs");
   }
   return undefined;
 }
@@ -269,7 +267,7 @@ function shrink(
       `deprovisioning ${addresses.join(", ")}, as spec.count was lowered`,
       generation,
     ),
-    { ...fields, pollMs: input.polls.deprovisionMs },
+    { ...fields, poll: "deprovisionMs" },
   );
 }
 

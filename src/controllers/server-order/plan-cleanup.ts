@@ -8,6 +8,7 @@ import {
   generationOf,
   type OrderPlan,
   type OrderPlanInput,
+  type OrderPoll,
   OrderReason,
   orderMarker,
   planEarlierAttempt,
@@ -23,7 +24,7 @@ const leaving = new Set(["deprovisioning", "retiring"]);
  * first, and releases the finalizer only once none is listed.
  */
 export function planOrderCleanup(input: OrderPlanInput): OrderPlan {
-  const { serverOrder, observed, polls } = input;
+  const { serverOrder, observed } = input;
   const generation = generationOf(serverOrder);
   const deleting = (message: string) => reconciling(Reason.Deleting, message, generation);
   const unordered = () => released(result(input, [], deleting("releasing; no order was placed")));
@@ -73,22 +74,23 @@ export function planOrderCleanup(input: OrderPlanInput): OrderPlan {
       input,
       [{ type: "deprovision", orderId, addresses: live.map((s) => s.address) }],
       deleting(`deprovisioning ${live.length} server(s) of order ${orderId}`),
-      { phase: "Deleting", pollMs: polls.deprovisionMs },
+      { phase: "Deleting", poll: "deprovisionMs" },
     );
   }
   const growthInFlight = (observed.growthOrders ?? []).find((o) => !orderSettled(o));
   if (growthInFlight !== undefined) {
     const message = `waiting for growth order ${growthInFlight.id} to deliver its servers, to deprovision them`;
-    return result(input, [], deleting(message), { phase: "Deleting", pollMs: polls.orderMs });
+    return result(input, [], deleting(message), { phase: "Deleting", poll: "orderMs" });
   }
   if (order !== undefined && !orderSettled(order)) {
-    const pollMs = typeof order.pollAfterSec === "number" ? order.pollAfterSec * 1000 : polls.orderMs;
+    const poll: OrderPoll =
+      typeof order.pollAfterSec === "number" ? { ms: order.pollAfterSec * 1000 } : "orderMs";
     const message = `waiting for order ${orderId} to deliver its servers, to deprovision them`;
-    return result(input, [], deleting(message), { phase: "Deleting", pollMs });
+    return result(input, [], deleting(message), { phase: "Deleting", poll });
   }
   if (observed.servers === undefined || servers.length > 0) {
     const message = `waiting for ${servers.length} server(s) of order ${orderId} to finish deprovisioning`;
-    return result(input, [], deleting(message), { phase: "Deleting", pollMs: polls.deprovisionMs });
+    return result(input, [], deleting(message), { phase: "Deleting", poll: "deprovisionMs" });
   }
   return released(result(input, [], deleting(`the servers of order ${orderId} are gone; releasing`)));
 }

@@ -18,8 +18,19 @@ export interface OrderPlan {
   actions: OrderAction[];
   status: ServerOrderStatus;
   stalled: boolean;
-  /** Look again after this long (deprovisioning progress); the order's own polls are in memory. */
-  pollMs: number | undefined;
+  /** When to look again (deprovisioning progress); the order's own polls are in memory. */
+  poll: OrderPoll | undefined;
+}
+
+/**
+ * When to look again by itself: after one of the poll intervals (`OrderPolls`, from the operator's
+ * settings), or after as long as the service or a backoff said (ms).
+ */
+export type OrderPoll = keyof OrderPolls | { ms: number };
+
+/** The wait a plan's poll stands for. */
+export function pollMs(poll: OrderPoll, polls: OrderPolls): number {
+  return typeof poll === "string" ? polls[poll] : poll.ms;
 }
 
 /** How long to wait before looking at work in flight again (milliseconds). */
@@ -36,7 +47,6 @@ export interface OrderPlanInput {
   serverOrder: ServerOrder;
   observed: OrderObserved;
   now: Date;
-  polls: OrderPolls;
 }
 
 /** Status fields a step sets besides the summary conditions. */
@@ -45,7 +55,7 @@ export interface StepFields {
   phase?: string;
   /** The Ordered condition (its generation is filled in). */
   ordered?: Omit<ConditionInput, "type" | "observedGeneration">;
-  pollMs?: number;
+  poll?: OrderPoll;
 }
 
 /** `status.phase` while an order call may be in flight: with no orderId recorded after it, look before ordering again. */
@@ -124,7 +134,7 @@ export function result(
     conditions: applyConditionChange(previous.conditions, { set, remove: change.remove }, now),
   };
   const isStalled = set.some((c) => c.type === ConditionType.Stalled && c.status === "True");
-  return { actions, status, stalled: isStalled, pollMs: fields.pollMs };
+  return { actions, status, stalled: isStalled, poll: fields.poll };
 }
 
 const powerStates: Record<string, string> = {

@@ -15,7 +15,6 @@ import { orderPlans } from "./plan.ts";
 // call may have placed one.
 
 const now = new Date("2030-01-01T00:10:00Z");
-const polls = { orderMs: 4000, deprovisionMs: 2000, powerMs: 2000 };
 const placement = {
   csp: "native",
   region: "eu-central",
@@ -163,9 +162,7 @@ function build(c: Case): { serverOrder: ServerOrder; observed: OrderObserved } |
 
 /** The estimate the service would answer to the plan's own dry run (or one under another key). */
 function estimateFor(serverOrder: ServerOrder, observed: OrderObserved, stale: boolean) {
-  const ask = planFor(orderPlans(polls), serverOrder, observed, now).actions.find(
-    (a) => a.type === "estimate",
-  );
+  const ask = planFor(orderPlans, serverOrder, observed, now).actions.find((a) => a.type === "estimate");
   if (ask?.type !== "estimate") return undefined;
   return {
     idempotencyKey: stale ? "estimate.older" : ask.idempotencyKey,
@@ -190,7 +187,7 @@ describe("planServerOrder properties", () => {
         fc.pre(built !== undefined);
         if (built === undefined) return;
         const { serverOrder, observed } = built;
-        const result = planFor(orderPlans(polls), serverOrder, observed, now);
+        const result = planFor(orderPlans, serverOrder, observed, now);
         expect(result.actions.length).toBeLessThanOrEqual(6);
         const orders = result.actions.filter((a) => a.type === "order");
         expect(orders.length).toBeLessThanOrEqual(1);

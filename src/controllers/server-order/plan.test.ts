@@ -15,7 +15,6 @@ import type { OrderPlan } from "./plan-common.ts";
 
 const now = new Date("2030-01-01T00:10:00Z");
 const gridId = "0b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
-const polls = { orderMs: 4000, deprovisionMs: 2000, powerMs: 2000 };
 
 const catalog: Catalog = {
   regions: [{ id: "eu-central", name: "Frankfurt", csps: ["native", "aws"] }],
@@ -118,7 +117,7 @@ function observed(overrides: Partial<OrderObserved> = {}): OrderObserved {
 }
 
 const plan = (object: ServerOrder, overrides: Partial<OrderObserved> = {}) =>
-  planFor(orderPlans(polls), object, observed(overrides), now);
+  planFor(orderPlans, object, observed(overrides), now);
 
 /** The estimate the service would answer for `spec`, under the key the plan asks with. */
 function estimated(object: ServerOrder, hourlyCost = "0.1040"): Partial<OrderObserved> {
@@ -549,7 +548,7 @@ describe("deletion", () => {
       servers: [server("0xa"), server("0xb", "deprovisioning"), server("0xc", "hibernated")],
     });
     expect(result.actions).toEqual([{ type: "deprovision", orderId: "ord_1", addresses: ["0xa", "0xc"] }]);
-    expect(result.pollMs).toBe(polls.deprovisionMs);
+    expect(result.poll).toBe("deprovisionMs");
   });
 });
 

@@ -16,7 +16,6 @@ import {
   generationOf,
   type OrderPlan,
   type OrderPlanInput,
-  type OrderPolls,
   OrderReason,
   orderMarker,
   planEarlierAttempt,
@@ -26,17 +25,15 @@ import { planPower } from "./power.ts";
 import { planReplace } from "./replacement.ts";
 
 /** How a ServerOrder is planned: being there, going away, and a status alone (the skeleton picks). */
-export function orderPlans(polls: OrderPolls): Plans<ServerOrder, OrderKnowledge, OrderPlan> {
-  return {
-    externalId: "orderId",
-    plan: (serverOrder, observed, now) =>
-      withOrderCost(planServerOrder({ serverOrder, observed, now, polls }), observed),
-    planCleanup: (serverOrder, observed, now) =>
-      withOrderCost(planOrderCleanup({ serverOrder, observed, now, polls }), observed),
-    report: (serverOrder, observed, change, now) =>
-      withOrderCost(result({ serverOrder, observed, now, polls }, [], change), observed),
-  };
-}
+export const orderPlans: Plans<ServerOrder, OrderKnowledge, OrderPlan> = {
+  externalId: "orderId",
+  plan: (serverOrder, observed, now) =>
+    withOrderCost(planServerOrder({ serverOrder, observed, now }), observed),
+  planCleanup: (serverOrder, observed, now) =>
+    withOrderCost(planOrderCleanup({ serverOrder, observed, now }), observed),
+  report: (serverOrder, observed, change, now) =>
+    withOrderCost(result({ serverOrder, observed, now }, [], change), observed),
+};
 
 /** The ServerOrder's next step while it is there (the skeleton handles deletion, suspend and problems). Pure. */
 export function planServerOrder(input: OrderPlanInput): OrderPlan {

@@ -10,7 +10,6 @@ import { planServerOrder } from "./plan.ts";
 import type { OrderPlan } from "./plan-common.ts";
 
 const now = new Date("2030-01-01T01:00:00Z");
-const polls = { orderMs: 4000, deprovisionMs: 2000, powerMs: 2000 };
 const placement = {
   csp: "native",
   region: "eu-central",
@@ -71,7 +70,7 @@ function observed(overrides: Partial<OrderObserved> = {}): OrderObserved {
 }
 
 const plan = (object: ServerOrder, overrides: Partial<OrderObserved> = {}) =>
-  planServerOrder({ serverOrder: object, observed: observed(overrides), now, polls });
+  planServerOrder({ serverOrder: object, observed: observed(overrides), now });
 
 function summary(result: OrderPlan) {
   const stalled = getCondition(result.status.conditions, "Stalled");
@@ -166,7 +165,7 @@ describe("spec.power", () => {
 
   it("looks again when the backoff ends", () => {
     const waiting = plan(serverOrder({}), { servers: hibernated, power: wakeBlocked(now.getTime() + 8000) });
-    expect(waiting.pollMs).toBe(8000);
+    expect(waiting.poll).toEqual({ ms: 8000 });
     expect(getCondition(waiting.status.conditions, "Reconciling")?.message).toMatch(/no capacity.*attempt 2/);
   });
 });
@@ -216,7 +215,6 @@ describe("spec.count after the order", () => {
       serverOrder: grown,
       observed: observed(estimateFor(grown)),
       now: new Date(now.getTime() + 3_600_000),
-      polls,
     });
     expect(growOf(later.actions)?.intent.key).toBe(first);
     const five = serverOrder({ count: 5, maxHourlyCost: "1" });

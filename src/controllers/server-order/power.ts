@@ -24,7 +24,7 @@ const passing = new Set(["provisioning", "hibernating", "waking", "rebooting"]);
  * called again after a backoff. Undefined when every server is as asked.
  */
 export function planPower(input: OrderPlanInput, fields: StepFields): OrderPlan | undefined {
-  const { serverOrder, observed, now, polls } = input;
+  const { serverOrder, observed, now } = input;
   const generation = generationOf(serverOrder);
   const wanted = serverOrder.spec.power;
   const action = wanted === "Hibernated" ? "hibernate" : "wake";
@@ -48,7 +48,7 @@ export function planPower(input: OrderPlanInput, fields: StepFields): OrderPlan 
       const reason = blockedWake ? Reason.WakeBlocked : Reason.Progressing;
       return result(input, [], reconciling(reason, message, generation), {
         ...fields,
-        pollMs: attempt.retryAt - now.getTime(),
+        poll: { ms: attempt.retryAt - now.getTime() },
       });
     }
     const message = blockedWake
@@ -65,7 +65,7 @@ export function planPower(input: OrderPlanInput, fields: StepFields): OrderPlan 
         },
       ],
       reconciling(blockedWake ? Reason.WakeBlocked : Reason.Progressing, message, generation),
-      { ...fields, pollMs: polls.powerMs },
+      { ...fields, poll: "powerMs" },
     );
   }
   const moving = live.filter((s) => passing.has(s.state));
@@ -74,7 +74,7 @@ export function planPower(input: OrderPlanInput, fields: StepFields): OrderPlan 
     const message = `${moving.length} server(s) ${states} (spec.power ${wanted})`;
     return result(input, [], reconciling(Reason.Progressing, message, generation), {
       ...fields,
-      pollMs: polls.powerMs,
+      poll: "powerMs",
     });
   }
   return undefined;

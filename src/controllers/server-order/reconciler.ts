@@ -11,7 +11,7 @@ import { observeServerOrder } from "./observe.ts";
 import { serverOrderOutputs } from "./outputs.ts";
 import { doingForOrder, performServerOrder } from "./perform.ts";
 import { orderPlans } from "./plan.ts";
-import type { OrderPolls } from "./plan-common.ts";
+import { type OrderPolls, pollMs } from "./plan-common.ts";
 import { settleOrderIntent } from "./settle.ts";
 
 /**
@@ -34,7 +34,7 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
     rounds: 3,
     observe: (serverOrder, memory, hosting) =>
       observeServerOrder({ ...deps, hosting }, serverOrder, memory ?? newOrderMemory(), { catalogs, polls }),
-    ...orderPlans(polls),
+    ...orderPlans,
     perform: (action, context) => performServerOrder(action, context, polls),
     learn: learnOrder,
     settle: settleOrderIntent,
@@ -45,7 +45,7 @@ export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
         // Work the round limit left over.
         plan.actions.length > 0 ? now.getTime() : undefined,
         knowledge.orderDueAt,
-        plan.pollMs === undefined ? undefined : now.getTime() + plan.pollMs,
+        plan.poll === undefined ? undefined : now.getTime() + pollMs(plan.poll, polls),
       ),
     }),
     remember: rememberOrder,

@@ -12,7 +12,6 @@ import type { OrderPlan } from "./plan-common.ts";
 import { parseReplaceRequest } from "./replacement.ts";
 
 const now = new Date("2030-01-01T01:00:00Z");
-const polls = { orderMs: 4000, deprovisionMs: 2000, powerMs: 2000 };
 const placement = {
   csp: "native",
   region: "eu-central",
@@ -72,7 +71,7 @@ function observed(overrides: Partial<OrderObserved> = {}): OrderObserved {
 }
 
 const plan = (object: ServerOrder, overrides: Partial<OrderObserved> = {}) =>
-  planServerOrder({ serverOrder: object, observed: observed(overrides), now, polls });
+  planServerOrder({ serverOrder: object, observed: observed(overrides), now });
 
 function summary(result: OrderPlan) {
   const condition = (type: string) => getCondition(result.status.conditions, type);

@@ -138,7 +138,7 @@ function planRequested(input: OrderPlanInput, fields: StepFields): OrderPlan | u
     const message = `waiting for server ${server.address} (${server.state}) to settle before replacing it`;
     return result(input, [], reconciling(Reason.Progressing, message, generationOf(serverOrder)), {
       ...fields,
-      pollMs: input.polls.powerMs,
+      poll: "powerMs",
     });
   }
   const message = `replacing server ${server.address} (${annotations.replaceServer} ${echo})`;
