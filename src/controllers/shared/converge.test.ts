@@ -443,7 +443,7 @@ describe("converge: intents", () => {
     const { start: begin, patches } = intentStart({});
     const done = await converge(kind, begin);
     expect(patches).toHaveLength(1);
-    expect(done.intents).toEqual([]);
+    expect(done.plan.status.intents ?? []).toEqual([]);
     expect(done.resource.status).not.toHaveProperty("intents");
     expect(done.resource.status?.spentId).toBe("s-1");
     expect(done.knowledge.spent).toEqual([1]);
@@ -473,7 +473,7 @@ describe("converge: intents", () => {
     const { start: begin, events } = intentStart({});
     const done = await converge(kind, begin);
     expect(done.failure).toMatchObject({ uncertain: false, requestId: "req-refused" });
-    expect(done.intents).toEqual([
+    expect(done.plan.status.intents ?? []).toEqual([
       expect.objectContaining({
         operation: "spend",
         key: spendCall(1).key,
@@ -493,7 +493,7 @@ describe("converge: intents", () => {
     const { start: begin } = intentStart({});
     const done = await converge(kind, begin);
     expect(done.failure).toMatchObject({ uncertain: true });
-    expect(done.intents).toEqual([
+    expect(done.plan.status.intents ?? []).toEqual([
       expect.objectContaining({ operation: "spend", key: spendCall(1).key, attempt: 1, state: "Pending" }),
     ]);
     expect(done.knowledge.spent).toEqual([]);
@@ -505,7 +505,7 @@ describe("converge: intents", () => {
     const { start: begin, writes } = intentStart({});
     const done = await converge(kind, begin);
     expect(done.interrupted?.error).toMatchObject({ code: "deferred" });
-    expect(done.intents).toEqual([]);
+    expect(done.plan.status.intents ?? []).toEqual([]);
     expect((writes.at(-1)?.status as { intents?: unknown } | undefined)?.intents).toEqual([]);
   });
 
@@ -527,7 +527,7 @@ describe("converge: intents", () => {
     expect(patches).toEqual([]);
     expect(done.knowledge.spent).toEqual([1]);
     expect(done.resource.status?.spentId).toBe("s-found");
-    expect(done.intents).toEqual([]);
+    expect(done.plan.status.intents ?? []).toEqual([]);
     expect(done.plan.actions).toEqual([]);
     expect(events).toEqual(["Normal IntentSettled"]);
   });
@@ -540,7 +540,9 @@ describe("converge: intents", () => {
       idle.kind,
       intentStart({ spec: { spend: undefined }, status: { intents: [pending(1)] } }).start,
     );
-    expect(quiet.intents).toEqual([{ ...pending(1), state: "NotFound", message: "nothing found" }]);
+    expect(quiet.plan.status.intents ?? []).toEqual([
+      { ...pending(1), state: "NotFound", message: "nothing found" },
+    ]);
     expect(idle.performed).toEqual([]);
     // Still asked for: sent again, attempt 1 and its key (the service replays it should it have acted).
     const again = toyKind(notActed);
@@ -550,7 +552,7 @@ describe("converge: intents", () => {
     expect(patches[0]?.intents).toEqual([
       expect.objectContaining({ key: pending(1).key, attempt: 1, state: "Pending" }),
     ]);
-    expect(done.intents).toEqual([]);
+    expect(done.plan.status.intents ?? []).toEqual([]);
   });
 
   it("while a Pending intent is being looked up, does nothing else and says it is settling", async () => {
@@ -561,7 +563,7 @@ describe("converge: intents", () => {
     expect(patches).toEqual([]);
     expect(done.plan.actions).toEqual([]);
     expect(done.plan.stalled).toBe(false);
-    expect(done.intents).toEqual([pending(1)]);
+    expect(done.plan.status.intents ?? []).toEqual([pending(1)]);
     const reconciling = getCondition(done.plan.status.conditions, "Reconciling");
     expect(reconciling).toMatchObject({ status: "True", reason: "Progressing" });
     expect(reconciling?.message).toContain("settling spend: looking it up");
@@ -578,7 +580,7 @@ describe("converge: intents", () => {
     expect(patches).toEqual([]);
     expect(done.plan.actions).toEqual([]);
     expect(done.plan.stalled).toBe(true);
-    expect(done.intents).toEqual([pending(1)]);
+    expect(done.plan.status.intents ?? []).toEqual([pending(1)]);
     const stalled = getCondition(done.plan.status.conditions, "Stalled");
     expect(stalled).toMatchObject({ status: "True", reason: "IntentUnsettled" });
     // The message names the call and its key, for a person to check at the service.
@@ -601,7 +603,7 @@ describe("converge: intents", () => {
     const done = await converge(kind, intentStart({ status: { intents: [other] } }).start);
     expect(settled).toEqual([]);
     expect(performed).toEqual([]);
-    expect(done.intents).toEqual([other]);
+    expect(done.plan.status.intents ?? []).toEqual([other]);
     expect(done.plan.stalled).toBe(true);
     const stalled = getCondition(done.plan.status.conditions, "Stalled");
     expect(stalled).toMatchObject({ status: "True", reason: "CredentialsChanged" });

@@ -9,10 +9,10 @@ import {
   patchStatus,
   type ResourceType,
 } from "../../runtime/index.ts";
-import { addFinalizer, hasWork, planFor, releaseFinalizer } from "./cleanup.ts";
+import { addFinalizer, type Decided, hasWork, planFor, releaseFinalizer } from "./cleanup.ts";
 import { problemChange } from "./condition-changes.ts";
 import type { ControllerDeps } from "./deps.ts";
-import { describeFailure, type Failure } from "./failure.ts";
+import { describeFailedAction, type Failure } from "./failure.ts";
 import type { Connection } from "./hosting-access.ts";
 import {
   describeIntent,
@@ -25,15 +25,7 @@ import {
   withIntent,
   withoutIntent,
 } from "./intents.ts";
-import {
-  type Action,
-  type BaseKnowledge,
-  type BasePlan,
-  doingOf,
-  type Kind,
-  type ObjectFact,
-  type Resource,
-} from "./kind.ts";
+import type { Action, BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from "./kind.ts";
 import { identityOf } from "./ownership.ts";
 import { parseForReconcile } from "./parse.ts";
 import { Reason } from "./reasons.ts";
@@ -55,9 +47,8 @@ export interface Converged<R, K, P> {
   object: KubeObject | undefined;
   resource: R;
   knowledge: K;
+  /** The plan whose status is written, with status.intents as the final write leaves them. */
   plan: P;
-  /** status.intents as the final write leaves them. */
-  intents: Intent[];
   /** The call the actions stopped at. */
   failure: Failure | undefined;
   /** Not the service's error (a Kubernetes write failed): rethrown once what was learned is kept. */
@@ -82,6 +73,23 @@ function withIntents<R extends Resource>(resource: R, intents: Intent[]): R {
   return { ...resource, status };
 }
 
+/** What one reconcile has come to so far: written, learned, and the intents as they stand. */
+interface Progress<R, K> {
+  object: KubeObject;
+  resource: R;
+  knowledge: K;
+  intents: Intent[];
+}
+
+/** Why the rounds stopped early. */
+type Stop =
+  /** A call failed: what it taught is learned, and the plan made after it is written. */
+  | { failure: Failure }
+  /** Not the service's error (a Kubernetes write failed): rethrown once what was learned is kept. */
+  | { interrupted: { error: unknown } }
+  /** The finalizer is gone: the object is going away and nothing more is written. */
+  | { released: true };
+
 /**
  * Settle Pending intents → plan → perform → learn → plan, for up to `kind.rounds` rounds, stopping
  * at the first failed call. An action with an intent is recorded in status before its call; the
@@ -96,96 +104,142 @@ export async function converge<
   F,
   P extends BasePlan<A>,
 >(kind: Kind<R, M, K, A, F, P>, start: ConvergeStart<R, K>): Promise<Converged<R, K, P>> {
-  const { deps, connection, now } = start;
-  let { object, resource, knowledge } = start;
-  let intents = intentsOf(resource.status);
-  const settled = settleIntents(kind, start, intents);
-  knowledge = settled.knowledge;
-  intents = settled.intents;
-  resource = withIntents(settled.resource, intents);
-  if (settled.blocking !== undefined) {
-    return {
-      object,
-      resource,
-      knowledge,
-      intents,
-      plan: settlingPlan(kind, resource, knowledge, settled.blocking, now),
-      failure: undefined,
-    };
-  }
-  let plan = planFor(kind, resource, knowledge, now);
+  const { now } = start;
+  const settled = settleIntents(kind, start, intentsOf(start.resource.status));
+  const progress: Progress<R, K> = {
+    object: start.object,
+    resource: withIntents(settled.resource, settled.intents),
+    knowledge: settled.knowledge,
+    intents: settled.intents,
+  };
+  let plan = planFor(kind, progress.resource, progress.knowledge, now);
+  if (settled.blocking !== undefined)
+    return converged(progress, settlingPlan(plan, progress, settled.blocking, now));
   for (let round = 1; round <= (kind.rounds ?? 1) && hasWork(plan); round++) {
-    if (plan.addsFinalizer === true) {
-      try {
-        object = await addFinalizer(deps, kind, object);
-      } catch (error) {
-        return { object, resource, knowledge, plan, intents, failure: undefined, interrupted: { error } };
-      }
-      resource = withIntents(reparse(kind.schema, object, resource), intents);
-    }
-    for (const action of plan.actions) {
-      const call = action.intent;
-      const prior = intents;
-      try {
-        if (call !== undefined) {
-          intents = withIntent(intents, pendingRecord(call, connection && identityOf(connection), now));
-          object = await recordIntents(kind.type, start, object, intents);
-          resource = reparse(kind.schema, object, resource);
-        }
-        for await (const fact of kind.perform(action, { deps, object, resource, knowledge, connection })) {
-          if (!isObjectFact(fact)) {
-            knowledge = kind.learn(knowledge, fact);
-          } else if (fact.type === "answered") {
-            if (fact.requestId !== undefined) knowledge = { ...knowledge, requestId: fact.requestId };
-          } else {
-            resource = withRecorded(resource, fact.status);
-          }
-        }
-        if (call !== undefined) {
-          intents = withoutIntent(intents, call.operation);
-          resource = withIntents(resource, intents);
-        }
-      } catch (error) {
-        if (!isHostingError(error)) {
-          if (call !== undefined && isDeferral(error)) {
-            // The call never left (no room in the budget): its record goes, so no lookup is spent on it.
-            intents = prior;
-            object = await recordIntents(kind.type, start, object, intents).catch(() => object);
-          }
-          return { object, resource, knowledge, plan, intents, failure: undefined, interrupted: { error } };
-        }
-        const failure = describeFailure(error, doingOf(kind.doing, action));
-        if (call !== undefined && refusedForCertain(error)) {
-          intents = endIntent(intents, call.operation, "Refused", failure.message);
-          resource = withIntents(resource, intents);
-        }
-        knowledge = kind.learn(knowledge, { type: "failed", action, failure, error });
-        if (failure.requestId !== undefined) knowledge = { ...knowledge, requestId: failure.requestId };
-        // The key's scopes or projects may have changed: read its identity again next time.
-        if (failure.refreshIdentity && connection !== undefined)
-          deps.hosting.forgetIdentity(connection.client);
-        deps.recorder.record(start.object, "Warning", failure.reason, failure.message, action.type);
-        return {
-          object,
-          resource,
-          knowledge,
-          intents,
-          plan: planFor(kind, resource, knowledge, now),
-          failure,
-        };
-      }
-    }
-    if (plan.release !== undefined) {
-      try {
-        await releaseFinalizer(deps, kind, object, plan.release);
-      } catch (error) {
-        return { object, resource, knowledge, plan, intents, failure: undefined, interrupted: { error } };
-      }
-      return { object: undefined, resource, knowledge, plan, intents, failure: undefined };
-    }
-    plan = planFor(kind, resource, knowledge, now);
+    const stop = await performRound(kind, start, progress, plan);
+    if (stop !== undefined && "interrupted" in stop) return converged(progress, plan, stop);
+    if (stop !== undefined && "released" in stop) return { ...converged(progress, plan), object: undefined };
+    plan = planFor(kind, progress.resource, progress.knowledge, now);
+    if (stop !== undefined) return converged(progress, plan, stop);
   }
-  return { object, resource, knowledge, plan, intents, failure: undefined };
+  return converged(progress, plan);
+}
+
+/** Where it left off, with the plan's status holding the intents as they stand. */
+function converged<R, K, P extends BasePlan<unknown>>(
+  progress: Progress<R, K>,
+  plan: P,
+  stop?: { failure: Failure } | { interrupted: { error: unknown } },
+): Converged<R, K, P> {
+  const { intents: _, ...status } = plan.status;
+  const withList = progress.intents.length === 0 ? status : { ...status, intents: progress.intents };
+  return {
+    object: progress.object,
+    resource: progress.resource,
+    knowledge: progress.knowledge,
+    plan: { ...plan, status: withList },
+    failure: stop !== undefined && "failure" in stop ? stop.failure : undefined,
+    ...(stop !== undefined && "interrupted" in stop ? { interrupted: stop.interrupted } : {}),
+  };
+}
+
+/** One round: the finalizer if it is due, the plan's actions in order, the release if it is due. */
+async function performRound<
+  R extends Resource,
+  M,
+  K extends BaseKnowledge,
+  A extends Action,
+  F,
+  P extends BasePlan<A>,
+>(
+  kind: Kind<R, M, K, A, F, P>,
+  start: ConvergeStart<R, K>,
+  progress: Progress<R, K>,
+  plan: Decided<P>,
+): Promise<Stop | undefined> {
+  if (plan.addsFinalizer === true) {
+    try {
+      progress.object = await addFinalizer(start.deps, kind, progress.object);
+    } catch (error) {
+      return { interrupted: { error } };
+    }
+    progress.resource = withIntents(
+      reparse(kind.schema, progress.object, progress.resource),
+      progress.intents,
+    );
+  }
+  for (const action of plan.actions) {
+    const stop = await performAction(kind, start, progress, action);
+    if (stop !== undefined) return stop;
+  }
+  if (plan.release === undefined) return undefined;
+  try {
+    await releaseFinalizer(start.deps, kind, progress.object, plan.release);
+  } catch (error) {
+    return { interrupted: { error } };
+  }
+  return { released: true };
+}
+
+/** One action: its intent recorded first, its facts learned as they come, its failure learned. */
+async function performAction<
+  R extends Resource,
+  M,
+  K extends BaseKnowledge,
+  A extends Action,
+  F,
+  P extends BasePlan<A>,
+>(
+  kind: Kind<R, M, K, A, F, P>,
+  start: ConvergeStart<R, K>,
+  progress: Progress<R, K>,
+  action: A,
+): Promise<Stop | undefined> {
+  const { deps, connection, now } = start;
+  const call = action.intent;
+  const prior = progress.intents;
+  try {
+    if (call !== undefined) {
+      progress.intents = withIntent(prior, pendingRecord(call, connection && identityOf(connection), now));
+      progress.object = await recordIntents(kind.type, start, progress.object, progress.intents);
+      progress.resource = reparse(kind.schema, progress.object, progress.resource);
+    }
+    const { object, resource, knowledge } = progress;
+    for await (const fact of kind.perform(action, { deps, object, resource, knowledge, connection })) {
+      if (!isObjectFact(fact)) progress.knowledge = kind.learn(progress.knowledge, fact);
+      else if (fact.type === "recorded") progress.resource = withRecorded(progress.resource, fact.status);
+      else if (fact.requestId !== undefined)
+        progress.knowledge = { ...progress.knowledge, requestId: fact.requestId };
+    }
+    if (call !== undefined) {
+      progress.intents = withoutIntent(progress.intents, call.operation);
+      progress.resource = withIntents(progress.resource, progress.intents);
+    }
+    return undefined;
+  } catch (error) {
+    if (!isHostingError(error)) {
+      if (call !== undefined && isDeferral(error)) {
+        // The call never left (no room in the budget): its record goes, so no lookup is spent on it.
+        progress.intents = prior;
+        progress.object = await recordIntents(kind.type, start, progress.object, prior).catch(
+          () => progress.object,
+        );
+      }
+      return { interrupted: { error } };
+    }
+    const failure = describeFailedAction(error, kind.doing, action);
+    if (call !== undefined && refusedForCertain(error)) {
+      progress.intents = endIntent(progress.intents, call.operation, "Refused", failure.message);
+      progress.resource = withIntents(progress.resource, progress.intents);
+    }
+    progress.knowledge = kind.learn(progress.knowledge, { type: "failed", action, failure, error });
+    if (failure.requestId !== undefined)
+      progress.knowledge = { ...progress.knowledge, requestId: failure.requestId };
+    // The key's scopes or projects may have changed: read its identity again next time.
+    if (failure.refreshIdentity && connection !== undefined) deps.hosting.forgetIdentity(connection.client);
+    deps.recorder.record(start.object, "Warning", failure.reason, failure.message, action.type);
+    return { failure };
+  }
 }
 
 /** The resource with status fields a call's answer recorded (written with the final status). */
@@ -316,14 +370,12 @@ function isRecorded(fact: unknown): fact is Recorded {
  * The plan while an intent is unsettled: no calls, the status as it was with conditions that say
  * what is being settled (a problem that keeps the lookup from running comes first).
  */
-function settlingPlan<
-  R extends Resource,
-  M,
-  K extends BaseKnowledge,
-  A extends Action,
-  F,
-  P extends BasePlan<A>,
->(kind: Kind<R, M, K, A, F, P>, resource: R, knowledge: K, blocking: Blocking, now: Date): P {
+function settlingPlan<R extends Resource, K extends BaseKnowledge, P extends BasePlan<unknown>>(
+  planned: Decided<P>,
+  { resource, knowledge }: Progress<R, K>,
+  blocking: Blocking,
+  now: Date,
+): P {
   const generation = resource.metadata.generation ?? 0;
   const problem = blocking.stuck === undefined ? knowledge.problem : undefined;
   const change =
@@ -336,7 +388,6 @@ function settlingPlan<
     ...(knowledge.requestId === undefined ? {} : { lastRequestId: knowledge.requestId }),
     conditions: applyConditionChange(previous.conditions, change, now),
   };
-  const planned = planFor(kind, resource, knowledge, now);
   const stalled = blocking.stuck !== undefined || problem?.stalled === true;
   return {
     ...planned,

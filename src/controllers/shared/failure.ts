@@ -29,6 +29,21 @@ export interface Failure extends Problem {
   retryAfterMs: number | undefined;
 }
 
+/** What each action type is, for messages: a phrase, or one made from the action. */
+export type Doing<A extends { type: string }> = {
+  [T in A["type"]]: string | ((action: Extract<A, { type: T }>) => string);
+};
+
+/** A failed action's hosting error as a condition, saying what the action was (`doing`). */
+export function describeFailedAction<A extends { type: string }>(
+  error: HostingError,
+  doing: Doing<A>,
+  action: A,
+): Failure {
+  const entry = doing[action.type as A["type"]] as string | ((action: A) => string);
+  return describeFailure(error, typeof entry === "string" ? entry : entry(action));
+}
+
 /** Turns a hosting error into a condition; `doing` says what was attempted ("creating the app"). */
 export function describeFailure(error: HostingError, doing: string): Failure {
   const quote = error.requestId === undefined ? "" : ` (request ${error.requestId})`;

@@ -1,4 +1,3 @@
-import type { Intent } from "../../api/intents.ts";
 import {
   type KubeObject,
   Outcome,
@@ -27,12 +26,6 @@ import { earliest, isSettled, lookAgain, retryAt } from "./schedule.ts";
 import { invalidSpec, withProblem, writeStatus } from "./status.ts";
 
 export type { Resource } from "./kind.ts";
-
-/** The status with the skeleton's intents (none: the field is dropped). */
-function withIntentList<S extends { intents?: Intent[] | undefined }>(status: S, intents: Intent[]): S {
-  const { intents: _, ...rest } = status;
-  return (intents.length === 0 ? rest : { ...rest, intents }) as S;
-}
 
 /** What the skeleton keeps of a resource between reconciles: the kind's memory, and its own. */
 interface Kept<M> {
@@ -135,9 +128,8 @@ export function kindReconciler<
     const { plan, failure: actFailure } = converged;
     const latest = converged.resource;
     const generation = latest.metadata.generation ?? 0;
-    const withIntents = withIntentList(plan.status, converged.intents);
     const planned =
-      actFailure === undefined ? withIntents : withProblem(withIntents, actFailure, generation, now);
+      actFailure === undefined ? plan.status : withProblem(plan.status, actFailure, generation, now);
     const outputs = await outputWriter.sync(
       outputsOf({ key, type: kind.type, object: written, resource: latest, status: planned }, kind.outputs),
     );

@@ -5,7 +5,7 @@ import type { HostingClient, HostingError } from "../../hosting/index.ts";
 import { type KubeObject, Outcome, type ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "./deps.ts";
 import { ReconcileError } from "./errors.ts";
-import type { Failure, Problem } from "./failure.ts";
+import type { Doing, Failure, Problem } from "./failure.ts";
 import type { Connection, HostingAccess } from "./hosting-access.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
 
@@ -174,16 +174,7 @@ export interface Kind<
   settle?(intent: Intent, knowledge: K, resource: R, now: Date): Settlement<F>;
 }
 
-/** What each action type is, for messages: a phrase, or one made from the action. */
-export type Doing<A extends Action> = {
-  [T in A["type"]]: string | ((action: Extract<A, { type: T }>) => string);
-};
-
-/** "creating the grid", for an action. */
-export function doingOf<A extends Action>(doing: Doing<A>, action: A): string {
-  const entry = doing[action.type as A["type"]] as string | ((action: A) => string);
-  return typeof entry === "string" ? entry : entry(action);
-}
+export type { Doing } from "./failure.ts";
 
 /**
  * How a failed call or read is retried: the wait the service asked for (Retry-After), else backoff; a failure a
