@@ -1,4 +1,11 @@
-import { type ConditionChange, ConditionType, reconciling, stalled } from "../../api/conditions.ts";
+import {
+  applyConditionChange,
+  type Condition,
+  type ConditionChange,
+  ConditionType,
+  reconciling,
+  stalled,
+} from "../../api/conditions.ts";
 import type { Problem } from "./failure.ts";
 import { Reason } from "./reasons.ts";
 
@@ -36,4 +43,17 @@ export function suspended(generation: number): ConditionChange {
 /** Appends the service's request ID to a message, when there is one. */
 export function quoteRequest(requestId: string | undefined, message: string): string {
   return requestId === undefined ? message : `${message} (request ${requestId})`;
+}
+
+/** The status with the problem's conditions in place of what the plan said. */
+export function withProblem<S extends { conditions?: Condition[] | undefined }>(
+  status: S,
+  problem: Blocker,
+  generation: number,
+  now: Date,
+): S {
+  return {
+    ...status,
+    conditions: applyConditionChange(status.conditions, problemChange(problem, generation), now),
+  };
 }

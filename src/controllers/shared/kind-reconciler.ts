@@ -1,29 +1,15 @@
-import {
-  type KubeObject,
-  Outcome,
-  objectKey,
-  patchAnnotations,
-  type Reconciler,
-} from "../../runtime/index.ts";
+import { Outcome, type Reconciler } from "../../runtime/index.ts";
 import { budgetKey, budgetRequeue, learnProgress } from "./budget-gate.ts";
 import { converge } from "./converge.ts";
 import type { ControllerDeps } from "./deps.ts";
-import { identityAnnotations, withRestoredIdentity } from "./external-name.ts";
-import {
-  type Action,
-  type BaseKnowledge,
-  type BasePlan,
-  type Kind,
-  type Resource,
-  retryFailure,
-} from "./kind.ts";
+import { withRestoredIdentity } from "./external-name.ts";
+import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
 import { Memory } from "./memory.ts";
-import { outputsOf, withOutputs } from "./outputs/hook.ts";
 import { OutputWriter } from "./outputs/writer.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { parseForReconcile } from "./parse.ts";
-import { earliest, isSettled, lookAgain, retryAt } from "./schedule.ts";
-import { invalidSpec, withProblem, writeStatus } from "./status.ts";
+import { isSettled, requeue } from "./schedule.ts";
+import { invalidSpec, writeBack } from "./status.ts";
 
 export type { Resource } from "./kind.ts";
 
@@ -61,13 +47,6 @@ export function kindReconciler<
     ownWrites.forget(key);
     deps.hosting.budget.forget(budgetKey(kind.type, key));
     outputWriter.forget(key);
-  };
-  /** The external ID and owner, also in annotations once status knows them (see `withRestoredIdentity`). */
-  const keepIdentity = async (object: KubeObject, status: unknown, wrote: (written: KubeObject) => void) => {
-    const wanted = identityAnnotations(status, kind.externalId);
-    if (wanted === undefined) return;
-    const annotated = await patchAnnotations(deps.kube, kind.type, object, wanted);
-    if (annotated !== undefined && ownWrites.record(objectKey(object), object, annotated)) wrote(annotated);
   };
   return async ({ key }, context) => {
     const stored = informer.get(key);
@@ -128,43 +107,37 @@ export function kindReconciler<
     const { plan, failure: actFailure } = converged;
     const latest = converged.resource;
     const generation = latest.metadata.generation ?? 0;
-    const planned =
-      actFailure === undefined ? plan.status : withProblem(plan.status, actFailure, generation, now);
-    const outputs = await outputWriter.sync(
-      outputsOf({ key, type: kind.type, object: written, resource: latest, status: planned }, kind.outputs),
-    );
-    const status = withOutputs(planned, outputs, plan.stalled || actFailure !== undefined, generation, now);
-    learnProgress(deps, kind.type, key, latest, status);
-    let final = written;
-    entry.readySeen = await writeStatus({
+    const {
+      status,
+      outputs,
+      readySeen: seen,
+    } = await writeBack({
       deps,
-      type: kind.type,
+      kind,
+      ownWrites,
+      outputWriter,
+      wrote: context.wrote,
       object: written,
-      createdAt: latest.metadata.creationTimestamp,
+      resource: latest,
       previous: resource.status,
-      next: status,
+      plan,
+      failure: actFailure,
       readySeen,
-      problemRecorded: actFailure !== undefined,
-      onWritten: (next) => {
-        ownWrites.record(key, written, next);
-        context.wrote(next);
-        final = next;
-      },
+      now,
     });
-    await keepIdentity(final, status, context.wrote);
-    const failure = actFailure ?? observation.failure;
-    const retry = failure === undefined ? undefined : retryFailure(failure);
-    if (retry !== undefined) return retry;
-    if (outputs.error !== undefined) return Outcome.error(outputs.error);
-    const stalled = plan.stalled || failure?.stalled === true || outputs.problem !== undefined;
-    // After a failed call nothing is due at once (a plan still holding that call would repeat it):
-    // the Stalled schedule says when to look again.
-    const due =
-      actFailure !== undefined && (schedule.dueAt ?? Infinity) <= answeredAt.getTime()
-        ? undefined
-        : schedule.dueAt;
-    const waiting = kind.waiting?.(converged.knowledge) ?? false;
-    const next = earliest(due, retryAt(deps.settings, answeredAt, stalled, waiting));
-    return lookAgain(next, deps.now(), !stalled && !waiting && !isSettled({ status }, generation));
+    entry.readySeen = seen;
+    learnProgress(deps, kind.type, key, latest, status);
+    return requeue({
+      settings: deps.settings,
+      answeredAt,
+      now: deps.now(),
+      failure: actFailure ?? observation.failure,
+      callFailed: actFailure !== undefined,
+      outputs,
+      stalled: plan.stalled,
+      dueAt: schedule.dueAt,
+      waiting: kind.waiting?.(converged.knowledge) ?? false,
+      settled: isSettled({ status }, generation),
+    });
   };
 }

@@ -2,9 +2,8 @@ import type { z } from "zod";
 import type { Condition, ConditionChange } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
 import type { HostingClient, HostingError } from "../../hosting/index.ts";
-import { type KubeObject, Outcome, type ResourceType } from "../../runtime/index.ts";
+import type { KubeObject, ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "./deps.ts";
-import { ReconcileError } from "./errors.ts";
 import type { Doing, Failure, Problem } from "./failure.ts";
 import type { Connection, HostingAccess } from "./hosting-access.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
@@ -175,13 +174,3 @@ export interface Kind<
 }
 
 export type { Doing } from "./failure.ts";
-
-/**
- * How a failed call or read is retried: the wait the service asked for (Retry-After), else backoff; a failure a
- * person must fix is not retried by itself (the Stalled schedule looks again slowly).
- */
-export function retryFailure(failure: Failure): Outcome | undefined {
-  if (failure.stalled) return undefined;
-  if (failure.retryAfterMs !== undefined) return Outcome.followUpAfter(failure.retryAfterMs);
-  return Outcome.error(new ReconcileError(failure));
-}

@@ -1,6 +1,8 @@
 import { isTrue } from "../../api/conditions.ts";
 import { Outcome } from "../../runtime/index.ts";
 import type { ControllerSettings } from "./deps.ts";
+import { ReconcileError } from "./errors.ts";
+import type { Failure } from "./failure.ts";
 
 /** The earliest of several due times (epoch ms); undefined when none is set. */
 export function earliest(...times: Array<number | undefined>): number | undefined {
@@ -74,4 +76,51 @@ export function isSettled(
   generation: number,
 ): boolean {
   return resource.status?.observedGeneration === generation && isTrue(resource.status.conditions, "Ready");
+}
+
+/**
+ * How a failed call or read is retried: the wait the service asked for (Retry-After), else
+ * backoff; a failure a person must fix is not retried by itself (the Stalled schedule looks again
+ * slowly).
+ */
+export function retryFailure(failure: Failure): Outcome | undefined {
+  if (failure.stalled) return undefined;
+  if (failure.retryAfterMs !== undefined) return Outcome.followUpAfter(failure.retryAfterMs);
+  return Outcome.error(new ReconcileError(failure));
+}
+
+/** What decides when a reconcile's resource is looked at again. */
+export interface Requeue {
+  settings: ControllerSettings;
+  /** When the calls answered: the kind's look and the slow retries count from it. */
+  answeredAt: Date;
+  /** Now, once the status is written (epoch ms). */
+  now: number;
+  /** The failed call, else the failed read. */
+  failure: Failure | undefined;
+  /** A call failed (not only a read). */
+  callFailed: boolean;
+  outputs: { error: unknown; problem: unknown };
+  /** The plan says a person must act. */
+  stalled: boolean;
+  /** When the kind looks again by itself. */
+  dueAt: number | undefined;
+  /** The resource waits for something in the cluster. */
+  waiting: boolean;
+  /** Status says the service matched this generation. */
+  settled: boolean;
+}
+
+/** The requeue: a failure's retry, else the earliest of the kind's own look and the slow retries. */
+export function requeue(next: Requeue): Outcome {
+  const { answeredAt, failure } = next;
+  const retry = failure === undefined ? undefined : retryFailure(failure);
+  if (retry !== undefined) return retry;
+  if (next.outputs.error !== undefined) return Outcome.error(next.outputs.error);
+  const stalled = next.stalled || failure?.stalled === true || next.outputs.problem !== undefined;
+  // After a failed call nothing is due at once (a plan still holding that call would repeat it):
+  // the Stalled schedule says when to look again.
+  const due = next.callFailed && (next.dueAt ?? Infinity) <= answeredAt.getTime() ? undefined : next.dueAt;
+  const at = earliest(due, retryAt(next.settings, answeredAt, stalled, next.waiting));
+  return lookAgain(at, next.now, !stalled && !next.waiting && !next.settled);
 }

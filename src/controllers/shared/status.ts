@@ -1,30 +1,24 @@
+import { type Condition, ConditionType, getCondition } from "../../api/conditions.ts";
 import {
-  applyConditionChange,
-  type Condition,
-  ConditionType,
-  getCondition,
-  reconciling,
-  stalled,
-} from "../../api/conditions.ts";
-import { deepEqual, type KubeObject, Outcome, patchStatus, type ResourceType } from "../../runtime/index.ts";
+  deepEqual,
+  type KubeObject,
+  Outcome,
+  objectKey,
+  patchAnnotations,
+  patchStatus,
+  type ResourceType,
+} from "../../runtime/index.ts";
+import { withProblem } from "./condition-changes.ts";
 import type { ControllerDeps } from "./deps.ts";
+import { identityAnnotations } from "./external-name.ts";
 import type { Problem } from "./failure.ts";
+import type { BasePlan, Resource } from "./kind.ts";
+import { outputsOf, withOutputs } from "./outputs/hook.ts";
+import type { OutputSyncResult, OutputWriter } from "./outputs/writer.ts";
+import type { OwnWrites } from "./own-writes.ts";
 import { Reason } from "./reasons.ts";
 
 type WithConditions = { conditions?: Condition[] | undefined; observedGeneration?: number | undefined };
-
-/** The status with the problem's conditions in place of what the plan said. */
-export function withProblem<S extends WithConditions>(
-  status: S,
-  problem: Problem,
-  generation: number,
-  now: Date,
-): S {
-  const change = problem.stalled
-    ? stalled(problem.reason, problem.message, generation)
-    : reconciling(problem.reason, problem.message, generation);
-  return { ...status, conditions: applyConditionChange(status.conditions, change, now) };
-}
 
 /**
  * Writes `base` with the problem's conditions, nothing else learned (outside a reconcile: an
@@ -139,4 +133,68 @@ export async function invalidSpec(
     },
   );
   return Outcome.requeueAfter(deps.settings.stalledRetryMs);
+}
+
+/** What the one write at the end of a reconcile starts from. */
+export interface WriteBack<R extends Resource, S> {
+  deps: ControllerDeps;
+  kind: {
+    type: ResourceType;
+    externalId?: string | undefined;
+    outputs(resource: R, status: S): Record<string, string>;
+  };
+  ownWrites: OwnWrites;
+  outputWriter: OutputWriter;
+  /** Told of each object this write makes (its watch event is no news). */
+  wrote(object: KubeObject): void;
+  /** The object as converge left it, the resource parsed from it, and the status it started from. */
+  object: KubeObject;
+  resource: R;
+  previous: WithConditions | undefined;
+  plan: BasePlan<unknown> & { status: S };
+  /** The call the actions stopped at: its conditions replace the plan's. */
+  failure: Problem | undefined;
+  readySeen: boolean;
+  now: Date;
+}
+
+/**
+ * The one write at the end of a reconcile: the plan's status (with the failed call's conditions),
+ * the outputs ConfigMap and its record, the status patch with its Ready and Stalled events, and
+ * the external ID and owner kept in annotations. Returns the status as written.
+ */
+export async function writeBack<R extends Resource, S extends WithConditions>(
+  write: WriteBack<R, S>,
+): Promise<{ status: S; outputs: OutputSyncResult; readySeen: boolean }> {
+  const { deps, kind, ownWrites, object, resource, plan, failure, now } = write;
+  const key = objectKey(object);
+  const generation = resource.metadata.generation ?? 0;
+  const planned = failure === undefined ? plan.status : withProblem(plan.status, failure, generation, now);
+  const outputs = await write.outputWriter.sync(
+    outputsOf({ key, type: kind.type, object, resource, status: planned }, kind.outputs),
+  );
+  const status = withOutputs(planned, outputs, plan.stalled || failure !== undefined, generation, now);
+  let final = object;
+  const readySeen = await writeStatus({
+    deps,
+    type: kind.type,
+    object,
+    createdAt: resource.metadata.creationTimestamp,
+    previous: write.previous,
+    next: status,
+    readySeen: write.readySeen,
+    problemRecorded: failure !== undefined,
+    onWritten: (next) => {
+      ownWrites.record(key, object, next);
+      write.wrote(next);
+      final = next;
+    },
+  });
+  // The external ID and owner, also in annotations once status knows them (see `withRestoredIdentity`).
+  const wanted = identityAnnotations(status, kind.externalId);
+  if (wanted !== undefined) {
+    const annotated = await patchAnnotations(deps.kube, kind.type, final, wanted);
+    if (annotated !== undefined && ownWrites.record(key, final, annotated)) write.wrote(annotated);
+  }
+  return { status, outputs, readySeen };
 }

@@ -1,8 +1,8 @@
 import { ConditionType, isTrue } from "../../../api/conditions.ts";
 import type { KubeObject, ResourceType } from "../../../runtime/index.ts";
 import { reconcileRequest } from "../annotations.ts";
+import { withProblem } from "../condition-changes.ts";
 import type { Resource } from "../kind.ts";
-import { withProblem } from "../status.ts";
 import type { OutputSync, OutputSyncResult } from "./writer.ts";
 
 type Status = NonNullable<Resource["status"]>;
