@@ -1,6 +1,8 @@
 import type { Build, Me, App as ServiceApp, AppStatus as ServiceStatus } from "../../hosting/index.ts";
 import type { Problem } from "../shared/failure.ts";
+import type { Schedule } from "../shared/kind.ts";
 import type { Owner } from "../shared/ownership.ts";
+import { earliest } from "../shared/schedule.ts";
 import type { BuildLog } from "./build-log.ts";
 import type { DesiredApp } from "./desired.ts";
 
@@ -151,5 +153,53 @@ export function rememberApp(knowledge: AppKnowledge): AppMemory {
     refusedCreates,
     claims,
     appliedSecrets,
+  };
+}
+
+/** The operator's timings the read schedule uses. */
+export interface ReadTiming {
+  /** The first read after a call's answer, at the latest. */
+  startingMs: number;
+  /** The next drift check's delay (spread). */
+  driftMs(): number;
+}
+
+/**
+ * When the status and build are next read: from now, for whatever this reconcile learned anew. A
+ * claimed restart or rebuild runs in the next reconcile, at once: its echo's write wakes nothing.
+ */
+export function scheduleReads(
+  knowledge: AppKnowledge,
+  plan: {
+    statusPollMs: number | undefined;
+    buildPollMs: number | undefined;
+    actions: readonly { type: string }[];
+  },
+  now: number,
+  timing: ReadTiming,
+): Schedule<AppKnowledge> {
+  const { statusPollMs, buildPollMs, actions } = plan;
+  const { reads, changedByCall } = knowledge;
+  const next = { ...knowledge };
+  // A lookup that found the app learned it anew too: its status is read next, at once.
+  if (reads.status || reads.build || reads.lookup || changedByCall.status) {
+    // A status taken from a call's answer (create, start…) is confirmed by a read once the app
+    // should be running: not at once, and not after a long wait.
+    const wait =
+      changedByCall.status && statusPollMs !== undefined
+        ? Math.min(statusPollMs, timing.startingMs)
+        : statusPollMs;
+    next.statusDueAt = wait === undefined ? undefined : now + wait;
+  }
+  if (reads.build || changedByCall.build)
+    next.buildDueAt = buildPollMs === undefined ? undefined : now + buildPollMs;
+  // Known from a create or a lookup rather than a read: the drift checks start from now.
+  if (next.driftDueAt === undefined && next.external.app !== undefined) {
+    next.driftDueAt = now + timing.driftMs();
+  }
+  const claimed = actions.some((action) => action.type === "claim");
+  return {
+    knowledge: next,
+    dueAt: earliest(next.statusDueAt, next.buildDueAt, next.driftDueAt, claimed ? now : undefined),
   };
 }

@@ -1,33 +1,27 @@
-import type { z } from "zod";
-import { applyConditionChange } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
 import { HostingApiError, isHostingError } from "../../hosting/index.ts";
-import {
-  isDeferral,
-  type Json,
-  type KubeObject,
-  patchStatus,
-  type ResourceType,
-} from "../../runtime/index.ts";
+import { isDeferral, type KubeObject } from "../../runtime/index.ts";
 import { addFinalizer, type Decided, hasWork, planFor, releaseFinalizer } from "./cleanup.ts";
-import { problemChange } from "./condition-changes.ts";
 import type { ControllerDeps } from "./deps.ts";
 import { describeFailedAction, type Failure } from "./failure.ts";
 import type { Connection } from "./hosting-access.ts";
 import {
+  type Blocking,
   describeIntent,
   endIntent,
   intentsOf,
   ownerMismatch,
   pendingRecord,
   type Recorded,
-  settlingChange,
+  recordIntents,
+  settlingPlan,
   withIntent,
+  withIntents,
   withoutIntent,
 } from "./intents.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from "./kind.ts";
 import { identityOf } from "./ownership.ts";
-import { parseForReconcile } from "./parse.ts";
+import { parseAgain } from "./parse.ts";
 import { Reason } from "./reasons.ts";
 
 /** Where one reconcile starts acting from. */
@@ -59,18 +53,6 @@ const objectFacts = new Set<string>(["answered", "recorded"] satisfies ObjectFac
 
 function isObjectFact<F>(fact: F | ObjectFact): fact is ObjectFact {
   return objectFacts.has((fact as { type?: unknown }).type as string);
-}
-
-/**
- * The resource as the plan should see it: with the intents as they stand now, written or not. None
- * leaves no field, as in the status the final write leaves and observe read: an earlier version's
- * status (before intents) must look the same to the plan as to observe.
- */
-function withIntents<R extends Resource>(resource: R, intents: Intent[]): R {
-  if (intents.length > 0) return { ...resource, status: { ...resource.status, intents } };
-  if (resource.status?.intents === undefined) return resource;
-  const { intents: _, ...status } = resource.status;
-  return { ...resource, status };
 }
 
 /** What one reconcile has come to so far: written, learned, and the intents as they stand. */
@@ -113,31 +95,23 @@ export async function converge<
     intents: settled.intents,
   };
   let plan = planFor(kind, progress.resource, progress.knowledge, now);
-  if (settled.blocking !== undefined)
-    return converged(progress, settlingPlan(plan, progress, settled.blocking, now));
-  for (let round = 1; round <= (kind.rounds ?? 1) && hasWork(plan); round++) {
-    const stop = await performRound(kind, start, progress, plan);
-    if (stop !== undefined && "interrupted" in stop) return converged(progress, plan, stop);
-    if (stop !== undefined && "released" in stop) return { ...converged(progress, plan), object: undefined };
-    plan = planFor(kind, progress.resource, progress.knowledge, now);
-    if (stop !== undefined) return converged(progress, plan, stop);
+  if (settled.blocking !== undefined) plan = settlingPlan(plan, progress, settled.blocking, now);
+  let stop: Stop | undefined;
+  for (let round = 1; stop === undefined && round <= (kind.rounds ?? 1) && hasWork(plan); round++) {
+    stop = await performRound(kind, start, progress, plan);
+    // After a failed call the status says what is left, from what the failure taught.
+    if (stop === undefined || "failure" in stop)
+      plan = planFor(kind, progress.resource, progress.knowledge, now);
   }
-  return converged(progress, plan);
-}
-
-/** Where it left off, with the plan's status holding the intents as they stand. */
-function converged<R, K, P extends BasePlan<unknown>>(
-  progress: Progress<R, K>,
-  plan: P,
-  stop?: { failure: Failure } | { interrupted: { error: unknown } },
-): Converged<R, K, P> {
   const { intents: _, ...status } = plan.status;
-  const withList = progress.intents.length === 0 ? status : { ...status, intents: progress.intents };
   return {
-    object: progress.object,
+    object: stop !== undefined && "released" in stop ? undefined : progress.object,
     resource: progress.resource,
     knowledge: progress.knowledge,
-    plan: { ...plan, status: withList },
+    plan: {
+      ...plan,
+      status: progress.intents.length === 0 ? status : { ...status, intents: progress.intents },
+    },
     failure: stop !== undefined && "failure" in stop ? stop.failure : undefined,
     ...(stop !== undefined && "interrupted" in stop ? { interrupted: stop.interrupted } : {}),
   };
@@ -164,7 +138,7 @@ async function performRound<
       return { interrupted: { error } };
     }
     progress.resource = withIntents(
-      reparse(kind.schema, progress.object, progress.resource),
+      parseAgain(kind.schema, progress.object, progress.resource),
       progress.intents,
     );
   }
@@ -201,8 +175,14 @@ async function performAction<
   try {
     if (call !== undefined) {
       progress.intents = withIntent(prior, pendingRecord(call, connection && identityOf(connection), now));
-      progress.object = await recordIntents(kind.type, start, progress.object, progress.intents);
-      progress.resource = reparse(kind.schema, progress.object, progress.resource);
+      progress.object = await recordIntents(
+        start.deps.kube,
+        kind.type,
+        progress.object,
+        progress.intents,
+        start.onWrite,
+      );
+      progress.resource = parseAgain(kind.schema, progress.object, progress.resource);
     }
     const { object, resource, knowledge } = progress;
     for await (const fact of kind.perform(action, { deps, object, resource, knowledge, connection })) {
@@ -221,9 +201,13 @@ async function performAction<
       if (call !== undefined && isDeferral(error)) {
         // The call never left (no room in the budget): its record goes, so no lookup is spent on it.
         progress.intents = prior;
-        progress.object = await recordIntents(kind.type, start, progress.object, prior).catch(
-          () => progress.object,
-        );
+        progress.object = await recordIntents(
+          start.deps.kube,
+          kind.type,
+          progress.object,
+          prior,
+          start.onWrite,
+        ).catch(() => progress.object);
       }
       return { interrupted: { error } };
     }
@@ -250,29 +234,6 @@ function withRecorded<R extends Resource>(resource: R, fields: Record<string, un
 /** The service's own refusal (a 4xx it answered): nothing was done, and the same key would replay it. */
 function refusedForCertain(error: unknown): boolean {
   return error instanceof HostingApiError && error.kind === "terminal";
-}
-
-function reparse<R extends Resource>(schema: z.ZodType<R>, object: KubeObject, resource: R): R {
-  const parsed = parseForReconcile(schema, object);
-  return parsed.success ? parsed.data : resource;
-}
-
-/** Writes status.intents before the call, so a crash or a lost answer during it is noticed. */
-async function recordIntents<R, K>(
-  type: ResourceType,
-  start: ConvergeStart<R, K>,
-  object: KubeObject,
-  intents: Intent[],
-): Promise<KubeObject> {
-  const status = { ...(object.status as Record<string, unknown> | undefined), intents } as Json;
-  const written = await patchStatus(start.deps.kube, type, object, status);
-  if (written.written) start.onWrite?.(object, written.object);
-  return written.object;
-}
-
-interface Blocking {
-  waiting: { intent: Intent; note: string }[];
-  stuck: { reason: Reason; message: string } | undefined;
 }
 
 /**
@@ -364,37 +325,4 @@ function settleIntents<
 
 function isRecorded(fact: unknown): fact is Recorded {
   return (fact as { type?: unknown }).type === "recorded";
-}
-
-/**
- * The plan while an intent is unsettled: no calls, the status as it was with conditions that say
- * what is being settled (a problem that keeps the lookup from running comes first).
- */
-function settlingPlan<R extends Resource, K extends BaseKnowledge, P extends BasePlan<unknown>>(
-  planned: Decided<P>,
-  { resource, knowledge }: Progress<R, K>,
-  blocking: Blocking,
-  now: Date,
-): P {
-  const generation = resource.metadata.generation ?? 0;
-  const problem = blocking.stuck === undefined ? knowledge.problem : undefined;
-  const change =
-    problem !== undefined
-      ? problemChange(problem, generation)
-      : settlingChange(blocking.waiting, blocking.stuck, generation);
-  const previous = resource.status ?? {};
-  const status = {
-    ...previous,
-    ...(knowledge.requestId === undefined ? {} : { lastRequestId: knowledge.requestId }),
-    conditions: applyConditionChange(previous.conditions, change, now),
-  };
-  const stalled = blocking.stuck !== undefined || problem?.stalled === true;
-  return {
-    ...planned,
-    actions: [],
-    addsFinalizer: false,
-    release: undefined,
-    status: status as P["status"],
-    stalled,
-  };
 }

@@ -1,7 +1,20 @@
-import { type ConditionChange, reconciling } from "../../api/conditions.ts";
+import {
+  applyConditionChange,
+  type Condition,
+  type ConditionChange,
+  reconciling,
+} from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
 import { canonicalJson, idempotencyKey } from "../../hosting/index.ts";
+import {
+  type Json,
+  type KubeClient,
+  type KubeObject,
+  patchStatus,
+  type ResourceType,
+} from "../../runtime/index.ts";
 import { problemChange } from "./condition-changes.ts";
+import type { Problem } from "./failure.ts";
 import type { Owner } from "./ownership.ts";
 import { Reason } from "./reasons.ts";
 
@@ -166,6 +179,57 @@ export function describeIntent(intent: Intent): string {
   return `${intent.operation} (attempt ${intent.attempt}, Idempotency-Key ${intent.key}) sent at ${intent.since}`;
 }
 
+/** The Pending intents a reconcile waits on, and the one that makes a person look (Stalled). */
+export interface Blocking {
+  waiting: { intent: Intent; note: string }[];
+  stuck: { reason: Reason; message: string } | undefined;
+}
+
+/** The resource and knowledge an unsettled intent's plan is made from. */
+interface Settling {
+  resource: {
+    metadata: { generation?: number | undefined };
+    status?: { conditions?: Condition[] | undefined } | undefined;
+  };
+  knowledge: { problem: Problem | undefined; requestId: string | undefined };
+}
+
+/**
+ * The plan while an intent is unsettled: no calls, the status as it was with conditions that say
+ * what is being settled (a problem that keeps the lookup from running comes first).
+ */
+export function settlingPlan<
+  P extends {
+    actions: unknown[];
+    status: object;
+    stalled: boolean;
+    addsFinalizer?: boolean;
+    release?: unknown;
+  },
+>(planned: P, { resource, knowledge }: Settling, blocking: Blocking, now: Date): P {
+  const generation = resource.metadata.generation ?? 0;
+  const problem = blocking.stuck === undefined ? knowledge.problem : undefined;
+  const change =
+    problem !== undefined
+      ? problemChange(problem, generation)
+      : settlingChange(blocking.waiting, blocking.stuck, generation);
+  const previous: { conditions?: Condition[] | undefined } = resource.status ?? {};
+  const status = {
+    ...previous,
+    ...(knowledge.requestId === undefined ? {} : { lastRequestId: knowledge.requestId }),
+    conditions: applyConditionChange(previous.conditions, change, now),
+  };
+  const stalled = blocking.stuck !== undefined || problem?.stalled === true;
+  return {
+    ...planned,
+    actions: [],
+    addsFinalizer: false,
+    release: undefined,
+    status: status as P["status"],
+    stalled,
+  };
+}
+
 /** The conditions while intents are being settled: nothing else is done until they are. */
 export function settlingChange(
   waiting: { intent: Intent; note: string }[],
@@ -193,4 +257,33 @@ export function settleCreate<F>(found: readonly { id: string }[] | undefined, wh
     };
   }
   return { outcome: "acted", facts: [], note: `${what} ${single.id} is its result`, reason: "Adopted" };
+}
+
+/**
+ * The resource as the plan should see it: with the intents as they stand now, written or not. None
+ * leaves no field, as in the status the final write leaves and observe read: an earlier version's
+ * status (before intents) must look the same to the plan as to observe.
+ */
+export function withIntents<R extends { status?: { intents?: Intent[] | undefined } | undefined }>(
+  resource: R,
+  intents: Intent[],
+): R {
+  if (intents.length > 0) return { ...resource, status: { ...resource.status, intents } };
+  if (resource.status?.intents === undefined) return resource;
+  const { intents: _, ...status } = resource.status;
+  return { ...resource, status };
+}
+
+/** Writes status.intents before the call, so a crash or a lost answer during it is noticed. */
+export async function recordIntents(
+  kube: KubeClient,
+  type: ResourceType,
+  object: KubeObject,
+  intents: Intent[],
+  onWrite?: (before: KubeObject, written: KubeObject) => void,
+): Promise<KubeObject> {
+  const status = { ...(object.status as Record<string, unknown> | undefined), intents } as Json;
+  const written = await patchStatus(kube, type, object, status);
+  if (written.written) onWrite?.(object, written.object);
+  return written.object;
 }
