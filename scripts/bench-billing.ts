@@ -11,9 +11,9 @@
 import { Registry } from "prom-client";
 import { lookAtBalance } from "../src/controllers/billing/balance.ts";
 import { BalanceBook } from "../src/controllers/billing/book.ts";
-import type { ControllerDeps } from "../src/controllers/shared/deps.ts";
-import { HostingAccess } from "../src/controllers/shared/hosting-access.ts";
-import { IdentityCache } from "../src/controllers/shared/identity.ts";
+import type { ControllerDeps } from "../src/controllers/service/deps.ts";
+import { HostingAccess } from "../src/controllers/service/hosting-access.ts";
+import { IdentityCache } from "../src/controllers/service/identity.ts";
 import { createHostingClientCache } from "../src/hosting/index.ts";
 import { EventRecorder, type KubeObject } from "../src/runtime/index.ts";
 import { startSimulator } from "../src/simulator/index.ts";

@@ -12,7 +12,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { Registry } from "prom-client";
 import { installCrds } from "../src/api/install.ts";
 import { startControlPlane } from "../src/control-plane/control-plane.ts";
-import { defaultSettings } from "../src/controllers/shared/deps.ts";
+import { defaultSettings } from "../src/controllers/service/deps.ts";
 import { startOperator } from "../src/operator/index.ts";
 import { Informer, KubeClient, type KubeObject } from "../src/runtime/index.ts";
 import { createLogger } from "../src/telemetry/logger.ts";

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { defaultSettings } from "../src/controllers/shared/deps.ts";
+import { defaultSettings } from "../src/controllers/service/deps.ts";
 import type { KubeClient } from "../src/runtime/index.ts";
 
 /** Runs `task(0..count-1)` with at most `width` in flight. */

@@ -134,6 +134,30 @@ describe("src/ import graph", () => {
     );
     expect(offending).toEqual([]);
   });
+
+  it("keeps controllers/service/ (reaching the service) below the skeleton: it never imports skeleton/ or a kind", () => {
+    const offending = [...graph].flatMap(([file, targets]) =>
+      name(file).startsWith("controllers/service/")
+        ? targets
+            .map(name)
+            .filter((target) => !/^(controllers\/service|api|hosting|runtime|telemetry)\//.test(target))
+        : [],
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it("keeps controllers/skeleton/ free of any one kind", () => {
+    const offending = [...graph].flatMap(([file, targets]) =>
+      name(file).startsWith("controllers/skeleton/")
+        ? targets
+            .map(name)
+            .filter((target) =>
+              /^controllers\/(app|project|grid|server-order|billing|credentials)\//.test(target),
+            )
+        : [],
+    );
+    expect(offending).toEqual([]);
+  });
 });
 
 describe("importCycles", () => {

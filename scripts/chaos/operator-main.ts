@@ -7,7 +7,7 @@ import { Registry } from "prom-client";
 import { parseConfig } from "../../src/cli/command.ts";
 import { operatorCommand } from "../../src/cli/commands/operator.ts";
 import { untilSignal } from "../../src/cli/signals.ts";
-import { defaultSettings, type PollIntervals } from "../../src/controllers/shared/deps.ts";
+import { defaultSettings, type PollIntervals } from "../../src/controllers/service/deps.ts";
 import { type OperatorConfigInput, operatorConfigSchema, startOperator } from "../../src/operator/index.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
 

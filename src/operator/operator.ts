@@ -2,14 +2,14 @@ import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import { group } from "../api/meta.ts";
 import { holdsCredentialsFinalizer } from "../controllers/credentials/usage.ts";
-import type { CredentialSettings } from "../controllers/shared/credentials.ts";
-import { type ControllerSettings, defaultSettings } from "../controllers/shared/deps.ts";
-import { HostingAccess } from "../controllers/shared/hosting-access.ts";
-import { IdentityCache } from "../controllers/shared/identity.ts";
-import { createResourceMetrics } from "../controllers/shared/metrics.ts";
-import { ResourceBudget } from "../controllers/shared/resource-budget.ts";
-import { SecretUsers } from "../controllers/shared/secret-users.ts";
-import { secretType } from "../controllers/shared/secrets.ts";
+import type { CredentialSettings } from "../controllers/service/credentials.ts";
+import { type ControllerSettings, defaultSettings } from "../controllers/service/deps.ts";
+import { HostingAccess } from "../controllers/service/hosting-access.ts";
+import { IdentityCache } from "../controllers/service/identity.ts";
+import { createResourceMetrics } from "../controllers/service/metrics.ts";
+import { ResourceBudget } from "../controllers/service/resource-budget.ts";
+import { SecretUsers } from "../controllers/service/secret-users.ts";
+import { secretType } from "../controllers/service/secrets.ts";
 import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
 import {
   CertificateDirectory,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inParallel } from "../../scripts/bench-support.ts";
 import { group, version } from "../../src/api/index.ts";
 import { installCrds } from "../../src/api/install.ts";
-import { defaultSettings } from "../../src/controllers/shared/deps.ts";
+import { defaultSettings } from "../../src/controllers/service/deps.ts";
 import { type RunningOperator, startOperator } from "../../src/operator/index.ts";
 import { Shard } from "../../src/operator/shard.ts";
 import { KubeClient, type KubeObject } from "../../src/runtime/index.ts";

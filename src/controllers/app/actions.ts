@@ -1,5 +1,5 @@
 import type { AppPatch, CreateAppInput, App as ServiceApp } from "../../hosting/index.ts";
-import type { IntentCall } from "../shared/intents.ts";
+import type { IntentCall } from "../skeleton/intents.ts";
 import type { AppField } from "./diff.ts";
 
 /** What `act` does at the service or on the App, in order. */

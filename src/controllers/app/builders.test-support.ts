@@ -1,7 +1,7 @@
 import type { App, AppSpec } from "../../api/app.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { Build, Me, App as ServiceApp, AppStatus as ServiceStatus } from "../../hosting/index.ts";
-import type { PollIntervals } from "../shared/deps.ts";
+import type { PollIntervals } from "../service/deps.ts";
 import { type DesiredApp, desiredApp } from "./desired.ts";
 import {
   type AppKnowledge,

@@ -1,4 +1,4 @@
-import { costField, statedHourly } from "../shared/cost.ts";
+import { costField, statedHourly } from "../service/cost.ts";
 import type { ExternalApp } from "./memory.ts";
 import type { AppPlan } from "./plan-common.ts";
 

@@ -1,9 +1,9 @@
 import type { App, AppSpec } from "../../api/app.ts";
 import { serviceName } from "../../api/common.ts";
 import type { AppConfigInput, AppSourceInput, CreateAppInput } from "../../hosting/index.ts";
-import { type Problem, stalledBy, waitingFor } from "../shared/failure.ts";
-import { Reason } from "../shared/reasons.ts";
-import type { SecretValue } from "../shared/secrets.ts";
+import { type Problem, stalledBy, waitingFor } from "../service/failure.ts";
+import { Reason } from "../service/reasons.ts";
+import type { SecretValue } from "../service/secrets.ts";
 
 /** One env var as the service should hold it; a secret one carries a digest of its value for status. */
 export interface DesiredEnv {

@@ -1,8 +1,8 @@
 import { gridNames, projectNames } from "../../api/meta.ts";
 import type { KubeObject } from "../../runtime/index.ts";
-import type { ControllerDefinition } from "../shared/controller.ts";
-import { resourceTypeOf } from "../shared/deps.ts";
-import { meaningfulChanges, referrers, secretsWatch } from "../shared/watches.ts";
+import { resourceTypeOf } from "../service/deps.ts";
+import type { ControllerDefinition } from "../skeleton/controller.ts";
+import { meaningfulChanges, referrers, secretsWatch } from "../skeleton/watches.ts";
 import { appType } from "./kind.ts";
 import { appReconciler } from "./reconciler.ts";
 

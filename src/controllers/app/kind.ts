@@ -1,4 +1,4 @@
 import { appNames } from "../../api/meta.ts";
-import { resourceTypeOf } from "../shared/deps.ts";
+import { resourceTypeOf } from "../service/deps.ts";
 
 export const appType = resourceTypeOf(appNames);

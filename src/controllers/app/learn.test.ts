@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Failure } from "../shared/failure.ts";
-import { createIntent } from "../shared/intents.ts";
-import type { Failed } from "../shared/kind.ts";
+import type { Failure } from "../service/failure.ts";
+import { createIntent } from "../skeleton/intents.ts";
+import type { Failed } from "../skeleton/kind.ts";
 import type { AppAction, AppFact } from "./actions.ts";
 import { anApp, desiredOf, knowledgeOf, serviceApp, serviceStatus } from "./builders.test-support.ts";
 import { learnApp } from "./learn.ts";

@@ -1,8 +1,8 @@
 import type { Build, Me, App as ServiceApp, AppStatus as ServiceStatus } from "../../hosting/index.ts";
-import type { Problem } from "../shared/failure.ts";
-import type { Schedule } from "../shared/kind.ts";
-import type { Owner } from "../shared/ownership.ts";
-import { earliest } from "../shared/schedule.ts";
+import type { Problem } from "../service/failure.ts";
+import type { Owner } from "../service/ownership.ts";
+import type { Schedule } from "../skeleton/kind.ts";
+import { earliest } from "../skeleton/schedule.ts";
 import type { BuildLog } from "./build-log.ts";
 import type { DesiredApp } from "./desired.ts";
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { HostingApiError, type HostingClient } from "../../hosting/index.ts";
 import type { KubeObject } from "../../runtime/index.ts";
-import type { ControllerDeps } from "../shared/deps.ts";
-import type { Connection } from "../shared/hosting-access.ts";
-import { createIntent } from "../shared/intents.ts";
-import type { ObjectFact } from "../shared/kind.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import type { Connection } from "../service/hosting-access.ts";
+import { createIntent } from "../skeleton/intents.ts";
+import type { ObjectFact } from "../skeleton/kind.ts";
 import type { AppAction, AppFact } from "./actions.ts";
 import {
   anApp,

@@ -1,8 +1,8 @@
 import type { App } from "../../api/app.ts";
 import { HostingError, isHostingError, type ResponseMetadata } from "../../hosting/index.ts";
-import { quoteRequest } from "../shared/condition-changes.ts";
-import type { PollIntervals } from "../shared/deps.ts";
-import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
+import type { PollIntervals } from "../service/deps.ts";
+import { quoteRequest } from "../skeleton/condition-changes.ts";
+import { clientOf, type ObjectFact, type PerformContext } from "../skeleton/kind.ts";
 import type { AppAction, AppFact } from "./actions.ts";
 import { buildLogNote } from "./build-log.ts";
 import { appAsCreated } from "./created.ts";

@@ -1,11 +1,11 @@
 import type { App, AppStatus } from "../../api/app.ts";
 import { applyConditionChange, type ConditionChange } from "../../api/conditions.ts";
-import { reconcileRequest } from "../shared/annotations.ts";
-import { noChange, problemChange, quoteRequest } from "../shared/condition-changes.ts";
-import type { PollIntervals } from "../shared/deps.ts";
-import type { Problem } from "../shared/failure.ts";
-import { ownerToRecord } from "../shared/ownership.ts";
-import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
+import type { PollIntervals } from "../service/deps.ts";
+import type { Problem } from "../service/failure.ts";
+import { ownerToRecord } from "../service/ownership.ts";
+import { pinningProblem, scopeProblem } from "../service/scopes.ts";
+import { reconcileRequest } from "../skeleton/annotations.ts";
+import { noChange, problemChange, quoteRequest } from "../skeleton/condition-changes.ts";
 import { type AppAction, scopesFor } from "./actions.ts";
 import type { AppObserved } from "./memory.ts";
 import { domainConditions, externalFields } from "./state.ts";

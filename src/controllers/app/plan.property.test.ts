@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type App, appSchema } from "../../api/app.ts";
 import { finalizer } from "../../api/meta.ts";
-import { planFor } from "../shared/cleanup.ts";
+import { planFor } from "../skeleton/cleanup.ts";
 import {
   desiredOf,
   me,

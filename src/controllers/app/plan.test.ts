@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { App } from "../../api/app.ts";
 import { getCondition } from "../../api/conditions.ts";
-import { stepsOf } from "../shared/cleanup.test-support.ts";
-import { planFor } from "../shared/cleanup.ts";
+import { stepsOf } from "../skeleton/cleanup.test-support.ts";
+import { planFor } from "../skeleton/cleanup.ts";
 import {
   anApp,
   appliedDigest,

@@ -1,7 +1,7 @@
 import type { App } from "../../api/app.ts";
 import { isTrue } from "../../api/conditions.ts";
 import { annotations, finalizer } from "../../api/meta.ts";
-import { pendingRequest, reconcileRequest, requestValue } from "../shared/annotations.ts";
+import { pendingRequest, reconcileRequest, requestValue } from "../skeleton/annotations.ts";
 import { type AppMemory, noReads, type Reads } from "./memory.ts";
 
 /** Decides the reads from the App and memory alone: nothing is read that is not due. */

@@ -1,8 +1,8 @@
 import { appSchema } from "../../api/app.ts";
 import type { Reconciler } from "../../runtime/index.ts";
-import type { ControllerDeps } from "../shared/deps.ts";
-import { kindReconciler } from "../shared/kind-reconciler.ts";
-import { jittered } from "../shared/schedule.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import { kindReconciler } from "../skeleton/kind-reconciler.ts";
+import { jittered } from "../skeleton/schedule.ts";
 import { appType } from "./kind.ts";
 import { learnApp } from "./learn.ts";
 import { newAppMemory, type ReadTiming, rememberApp, scheduleReads } from "./memory.ts";

@@ -1,6 +1,6 @@
 import type { App } from "../../api/app.ts";
 import type { Intent } from "../../api/intents.ts";
-import { inputOf, type Settlement, settleCreate } from "../shared/intents.ts";
+import { inputOf, type Settlement, settleCreate } from "../skeleton/intents.ts";
 import type { AppFact } from "./actions.ts";
 import type { AppKnowledge } from "./memory.ts";
 

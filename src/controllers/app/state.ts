@@ -9,8 +9,8 @@ import {
 } from "../../api/conditions.ts";
 import { annotations } from "../../api/meta.ts";
 import type { AppStatus as ServiceStatus } from "../../hosting/index.ts";
-import type { PollIntervals } from "../shared/deps.ts";
-import { Reason } from "../shared/reasons.ts";
+import type { PollIntervals } from "../service/deps.ts";
+import { Reason } from "../service/reasons.ts";
 import type { ExternalApp } from "./memory.ts";
 
 /** The conditions the service's state calls for, and when to look again. */

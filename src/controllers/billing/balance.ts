@@ -1,8 +1,8 @@
 import { isHostingError } from "../../hosting/index.ts";
 import { type KubeObject, Outcome } from "../../runtime/index.ts";
-import { resolveCredentials } from "../shared/credentials.ts";
-import { type ControllerDeps, secretLookup } from "../shared/deps.ts";
-import { grants } from "../shared/scopes.ts";
+import { resolveCredentials } from "../service/credentials.ts";
+import { type ControllerDeps, secretLookup } from "../service/deps.ts";
+import { grants } from "../service/scopes.ts";
 
 import type { BalanceBook, BalanceEntry } from "./book.ts";
 import { hourlyCostOf, lowRunwayHours, runwayCrossing, runwayHours, spendOf } from "./runway.ts";

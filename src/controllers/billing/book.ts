@@ -1,7 +1,7 @@
 import type { Money } from "../../api/cost.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 import type { CostSource, CredentialFigures, ResourceCost } from "../../telemetry/cost-metrics.ts";
-import { Reason } from "../shared/reasons.ts";
+import { Reason } from "../service/reasons.ts";
 import { hourlyCostOf, runwayHours, spendOf } from "./runway.ts";
 
 function stalledForBalance(object: KubeObject): boolean {

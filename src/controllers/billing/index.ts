@@ -1,9 +1,9 @@
 import { appNames, serverOrderNames } from "../../api/meta.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 import { resolvedSecret } from "../credentials/usage.ts";
-import type { ControllerDefinition } from "../shared/controller.ts";
-import { resourceTypeOf, secretLookup } from "../shared/deps.ts";
-import { secretType } from "../shared/secrets.ts";
+import { resourceTypeOf, secretLookup } from "../service/deps.ts";
+import { secretType } from "../service/secrets.ts";
+import type { ControllerDefinition } from "../skeleton/controller.ts";
 import { lookAtBalance } from "./balance.ts";
 import { BalanceBook } from "./book.ts";
 

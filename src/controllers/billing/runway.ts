@@ -1,6 +1,6 @@
 import { costStatusSchema, type Money } from "../../api/cost.ts";
 import type { KubeObject } from "../../runtime/index.ts";
-import { sumMoney } from "../shared/cost.ts";
+import { sumMoney } from "../service/cost.ts";
 
 /** Under this many hours of runway a credential's balance is low: a Warning, and the alert's threshold. */
 export const lowRunwayHours = 24;

@@ -1,8 +1,8 @@
 import { appNames, gridNames, projectNames, serverOrderNames } from "../../api/meta.ts";
 import { ensureFinalizer, type KubeObject, Outcome, removeFinalizer } from "../../runtime/index.ts";
-import type { ControllerDefinition } from "../shared/controller.ts";
-import { resourceTypeOf, secretLookup } from "../shared/deps.ts";
-import { secretType } from "../shared/secrets.ts";
+import { resourceTypeOf, secretLookup } from "../service/deps.ts";
+import { secretType } from "../service/secrets.ts";
+import type { ControllerDefinition } from "../skeleton/controller.ts";
 import { credentialsInUse, resolvedSecret, secretInUse } from "./usage.ts";
 
 const kinds = [appNames, projectNames, gridNames, serverOrderNames].map(resourceTypeOf);

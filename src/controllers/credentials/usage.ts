@@ -1,8 +1,8 @@
 import { finalizer } from "../../api/meta.ts";
 import type { KubeObject } from "../../runtime/index.ts";
-import type { CredentialSettings } from "../shared/credentials.ts";
-import { credentialSecrets } from "../shared/secret-users.ts";
-import { type SecretLookup, secretKey } from "../shared/secrets.ts";
+import type { CredentialSettings } from "../service/credentials.ts";
+import { credentialSecrets } from "../service/secret-users.ts";
+import { type SecretLookup, secretKey } from "../service/secrets.ts";
 
 /** Kept on a credentials Secret while a berth resource may still need it to reach the service. */
 export const credentialsInUse = "berth.dev/credentials-in-use";

@@ -1,5 +1,5 @@
 import type { CreateGridInput, Grid as ServiceGrid } from "../../hosting/index.ts";
-import type { IntentCall } from "../shared/intents.ts";
+import type { IntentCall } from "../skeleton/intents.ts";
 
 /** What `act` does at the service or on the Grid, in order. */
 export type GridAction =

@@ -1,9 +1,9 @@
 import type { Grid } from "../../api/grid.ts";
 import { serverOrderNames } from "../../api/meta.ts";
 import { type KubeObject, type ObjectCache, objectKey } from "../../runtime/index.ts";
-import type { Watch } from "../shared/controller.ts";
-import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
-import { meaningfulChanges } from "../shared/watches.ts";
+import { type ControllerDeps, resourceTypeOf } from "../service/deps.ts";
+import type { Watch } from "../skeleton/controller.ts";
+import { meaningfulChanges } from "../skeleton/watches.ts";
 
 const serverOrderType = resourceTypeOf(serverOrderNames);
 

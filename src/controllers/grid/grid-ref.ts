@@ -1,6 +1,6 @@
 import type { KubeObject } from "../../runtime/index.ts";
-import { type Problem, waitingFor } from "../shared/failure.ts";
-import { Reason } from "../shared/reasons.ts";
+import { type Problem, waitingFor } from "../service/failure.ts";
+import { Reason } from "../service/reasons.ts";
 
 export type GridRefResult = { ok: true; gridId: string } | { ok: false; problem: Problem };
 

@@ -1,5 +1,5 @@
-import type { ControllerDefinition } from "../shared/controller.ts";
-import { secretsWatch } from "../shared/watches.ts";
+import type { ControllerDefinition } from "../skeleton/controller.ts";
+import { secretsWatch } from "../skeleton/watches.ts";
 import { serverOrdersWatch } from "./dependents.ts";
 import { gridType } from "./kind.ts";
 import { gridReconciler } from "./reconciler.ts";

@@ -1,7 +1,7 @@
 import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
-import type { Problem } from "../shared/failure.ts";
-import { newReadMemory, type ReadMemory, readMemoryOf } from "../shared/memory.ts";
-import type { Owner } from "../shared/ownership.ts";
+import type { Problem } from "../service/failure.ts";
+import type { Owner } from "../service/ownership.ts";
+import { newReadMemory, type ReadMemory, readMemoryOf } from "../skeleton/memory.ts";
 
 /** What the Grid controller remembers about one Grid between reconciles. */
 export interface GridMemory extends ReadMemory {

@@ -1,7 +1,7 @@
 import type { Grid } from "../../api/grid.ts";
 import { isHostingError } from "../../hosting/index.ts";
-import { quoteRequest } from "../shared/condition-changes.ts";
-import { clientOf, type ObjectFact, type PerformContext } from "../shared/kind.ts";
+import { quoteRequest } from "../skeleton/condition-changes.ts";
+import { clientOf, type ObjectFact, type PerformContext } from "../skeleton/kind.ts";
 import type { GridAction, GridFact } from "./actions.ts";
 import type { GridKnowledge } from "./memory.ts";
 

@@ -1,6 +1,6 @@
 import { reconciling } from "../../api/conditions.ts";
-import { released } from "../shared/cleanup.ts";
-import { Reason } from "../shared/reasons.ts";
+import { Reason } from "../service/reasons.ts";
+import { released } from "../skeleton/cleanup.ts";
 import type { GridAction } from "./actions.ts";
 import { blocked, type GridPlan, type GridPlanInput, guarded, result } from "./plan-common.ts";
 

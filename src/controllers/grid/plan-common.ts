@@ -1,9 +1,9 @@
 import { applyConditionChange, type ConditionChange } from "../../api/conditions.ts";
 import type { Grid, GridStatus } from "../../api/grid.ts";
-import { reconcileRequest } from "../shared/annotations.ts";
-import { type Blocker, problemChange } from "../shared/condition-changes.ts";
-import { ownerToRecord } from "../shared/ownership.ts";
-import { scopeProblem } from "../shared/scopes.ts";
+import { ownerToRecord } from "../service/ownership.ts";
+import { scopeProblem } from "../service/scopes.ts";
+import { reconcileRequest } from "../skeleton/annotations.ts";
+import { type Blocker, problemChange } from "../skeleton/condition-changes.ts";
 import type { GridAction } from "./actions.ts";
 import type { GridObserved } from "./memory.ts";
 

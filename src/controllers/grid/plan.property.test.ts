@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { gridKind, gridSchema } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
-import { planFor } from "../shared/cleanup.ts";
-import { specArbitrary } from "../shared/spec-arbitrary.test-support.ts";
+import { planFor } from "../skeleton/cleanup.ts";
+import { specArbitrary } from "../skeleton/spec-arbitrary.test-support.ts";
 import type { GridObserved } from "./memory.ts";
 import { gridPlans } from "./plan.ts";
 

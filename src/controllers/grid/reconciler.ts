@@ -1,7 +1,7 @@
 import { gridSchema } from "../../api/grid.ts";
 import type { Reconciler } from "../../runtime/index.ts";
-import type { ControllerDeps } from "../shared/deps.ts";
-import { kindReconciler } from "../shared/kind-reconciler.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import { kindReconciler } from "../skeleton/kind-reconciler.ts";
 import { gridType } from "./kind.ts";
 import { learnGrid } from "./learn.ts";
 import { newGridMemory, rememberGrid } from "./memory.ts";

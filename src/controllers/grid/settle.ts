@@ -1,6 +1,6 @@
 import type { Grid } from "../../api/grid.ts";
 import type { Intent } from "../../api/intents.ts";
-import { type Settlement, settleCreate } from "../shared/intents.ts";
+import { type Settlement, settleCreate } from "../skeleton/intents.ts";
 import type { GridFact } from "./actions.ts";
 import type { GridKnowledge } from "./memory.ts";
 

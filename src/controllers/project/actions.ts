@@ -1,6 +1,6 @@
 import type { Project as ServiceProject, Share, ShareRole } from "../../hosting/index.ts";
-import type { Problem } from "../shared/failure.ts";
-import type { IntentCall } from "../shared/intents.ts";
+import type { Problem } from "../service/failure.ts";
+import type { IntentCall } from "../skeleton/intents.ts";
 
 /** One sharing change; `who` names the user for events and conditions (an email or a user ID). */
 export type MemberAction =

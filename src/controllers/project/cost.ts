@@ -1,7 +1,7 @@
 import { costStatusSchema, type Money } from "../../api/cost.ts";
 import type { ProjectStatus } from "../../api/project.ts";
 import type { KubeObject } from "../../runtime/index.ts";
-import { costField, sumMoney } from "../shared/cost.ts";
+import { costField, sumMoney } from "../service/cost.ts";
 
 /** What an App at the service (by its status) is charged per hour, or null when its status does not say. */
 function appHourly(app: KubeObject): Money | null {

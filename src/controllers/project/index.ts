@@ -1,8 +1,8 @@
 import { appNames } from "../../api/meta.ts";
 import { objectKey } from "../../runtime/index.ts";
-import type { ControllerDefinition } from "../shared/controller.ts";
-import { resourceTypeOf } from "../shared/deps.ts";
-import { meaningfulChanges, secretsWatch } from "../shared/watches.ts";
+import { resourceTypeOf } from "../service/deps.ts";
+import type { ControllerDefinition } from "../skeleton/controller.ts";
+import { meaningfulChanges, secretsWatch } from "../skeleton/watches.ts";
 import { projectType } from "./kind.ts";
 import { projectReconciler } from "./reconciler.ts";
 

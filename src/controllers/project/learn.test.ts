@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { HostingApiError, type Share } from "../../hosting/index.ts";
-import { describeFailure } from "../shared/failure.ts";
-import { createIntent } from "../shared/intents.ts";
-import type { Failed } from "../shared/kind.ts";
-import { Reason } from "../shared/reasons.ts";
+import { describeFailure } from "../service/failure.ts";
+import { Reason } from "../service/reasons.ts";
+import { createIntent } from "../skeleton/intents.ts";
+import type { Failed } from "../skeleton/kind.ts";
 import type { ProjectAction, ProjectFact } from "./actions.ts";
 import { projectKnowledge } from "./builders.test-support.ts";
 import { learnProject } from "./learn.ts";

@@ -1,5 +1,5 @@
-import type { Failed } from "../shared/kind.ts";
-import { refusalsAfter } from "../shared/memory.ts";
+import type { Failed } from "../skeleton/kind.ts";
+import { refusalsAfter } from "../skeleton/memory.ts";
 import type { ProjectAction, ProjectFact } from "./actions.ts";
 import type { ProjectKnowledge } from "./memory.ts";
 

@@ -1,7 +1,7 @@
 import type { Member, MemberStatus } from "../../api/members.ts";
 import type { Share } from "../../hosting/index.ts";
-import { type Problem, stalledBy } from "../shared/failure.ts";
-import { Reason } from "../shared/reasons.ts";
+import { type Problem, stalledBy } from "../service/failure.ts";
+import { Reason } from "../service/reasons.ts";
 import type { MemberAction } from "./actions.ts";
 
 export interface MembersDiff {

@@ -1,8 +1,8 @@
 import type { Me, Project as ServiceProject, Share } from "../../hosting/index.ts";
 import type { KubeObject } from "../../runtime/index.ts";
-import type { Problem } from "../shared/failure.ts";
-import { newReadMemory, type ReadMemory, readMemoryOf } from "../shared/memory.ts";
-import type { Owner } from "../shared/ownership.ts";
+import type { Problem } from "../service/failure.ts";
+import type { Owner } from "../service/ownership.ts";
+import { newReadMemory, type ReadMemory, readMemoryOf } from "../skeleton/memory.ts";
 
 /** What the Project controller remembers about one Project between reconciles. */
 export interface ProjectMemory extends ReadMemory {

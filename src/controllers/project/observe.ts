@@ -1,17 +1,17 @@
 import { appNames, finalizer, projectNames } from "../../api/meta.ts";
 import type { Project } from "../../api/project.ts";
 import { type CallOptions, isHostingError, paginate, type Share } from "../../hosting/index.ts";
-import { pendingRequest, reconcileRequest } from "../shared/annotations.ts";
-import { connectForResource } from "../shared/connect.ts";
-import { type ControllerDeps, resourceTypeOf } from "../shared/deps.ts";
-import { stalledBy } from "../shared/failure.ts";
-import type { Connection } from "../shared/hosting-access.ts";
-import { pendingCreate } from "../shared/intents.ts";
-import type { Observation } from "../shared/kind.ts";
-import { createdCandidates, heldByOthers } from "../shared/lookup.ts";
-import { Reason } from "../shared/reasons.ts";
-import { deferFirstRead, isSettled, jittered } from "../shared/schedule.ts";
-import { pinningProblem, scopeProblem } from "../shared/scopes.ts";
+import { connectForResource } from "../service/connect.ts";
+import { type ControllerDeps, resourceTypeOf } from "../service/deps.ts";
+import { stalledBy } from "../service/failure.ts";
+import type { Connection } from "../service/hosting-access.ts";
+import { createdCandidates, heldByOthers } from "../service/lookup.ts";
+import { Reason } from "../service/reasons.ts";
+import { pinningProblem, scopeProblem } from "../service/scopes.ts";
+import { pendingRequest, reconcileRequest } from "../skeleton/annotations.ts";
+import { pendingCreate } from "../skeleton/intents.ts";
+import type { Observation } from "../skeleton/kind.ts";
+import { deferFirstRead, isSettled, jittered } from "../skeleton/schedule.ts";
 import type { ProjectKnowledge, ProjectMemory } from "./memory.ts";
 import { projectName } from "./plan.ts";
 

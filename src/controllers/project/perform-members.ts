@@ -1,7 +1,7 @@
 import { type HostingClient, type HostingError, isHostingError } from "../../hosting/index.ts";
-import { type Problem, stalledBy } from "../shared/failure.ts";
-import type { ObjectFact } from "../shared/kind.ts";
-import { Reason } from "../shared/reasons.ts";
+import { type Problem, stalledBy } from "../service/failure.ts";
+import { Reason } from "../service/reasons.ts";
+import type { ObjectFact } from "../skeleton/kind.ts";
 import type { MemberAction, MemberFact } from "./actions.ts";
 
 export interface MemberPerformContext {

@@ -1,7 +1,7 @@
 import type { Project } from "../../api/project.ts";
 import { isHostingError } from "../../hosting/index.ts";
-import { quoteRequest } from "../shared/condition-changes.ts";
-import { clientOf, type Doing, type ObjectFact, type PerformContext } from "../shared/kind.ts";
+import { quoteRequest } from "../skeleton/condition-changes.ts";
+import { clientOf, type Doing, type ObjectFact, type PerformContext } from "../skeleton/kind.ts";
 import type { ProjectAction, ProjectFact } from "./actions.ts";
 import type { ProjectKnowledge } from "./memory.ts";
 import { memberDoing, performMember } from "./perform-members.ts";

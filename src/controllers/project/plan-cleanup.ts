@@ -1,6 +1,6 @@
 import { reconciling } from "../../api/conditions.ts";
-import { released } from "../shared/cleanup.ts";
-import { Reason } from "../shared/reasons.ts";
+import { Reason } from "../service/reasons.ts";
+import { released } from "../skeleton/cleanup.ts";
 import { blocked, guarded, type ProjectPlan, type ProjectPlanInput, result } from "./plan-common.ts";
 
 /**

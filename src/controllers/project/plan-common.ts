@@ -1,10 +1,10 @@
 import { applyConditionChange, type ConditionChange } from "../../api/conditions.ts";
 import type { Project, ProjectStatus } from "../../api/project.ts";
-import { reconcileRequest } from "../shared/annotations.ts";
-import { problemChange } from "../shared/condition-changes.ts";
-import type { Problem } from "../shared/failure.ts";
-import { ownerToRecord } from "../shared/ownership.ts";
-import { scopeProblem } from "../shared/scopes.ts";
+import type { Problem } from "../service/failure.ts";
+import { ownerToRecord } from "../service/ownership.ts";
+import { scopeProblem } from "../service/scopes.ts";
+import { reconcileRequest } from "../skeleton/annotations.ts";
+import { problemChange } from "../skeleton/condition-changes.ts";
 import type { ProjectAction } from "./actions.ts";
 import { withProjectCost } from "./cost.ts";
 import { membersStatus } from "./members.ts";

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { finalizer } from "../../api/meta.ts";
 import { projectKind, projectSchema } from "../../api/project.ts";
 import type { Me } from "../../hosting/index.ts";
-import { planFor } from "../shared/cleanup.ts";
-import { specArbitrary } from "../shared/spec-arbitrary.test-support.ts";
+import { planFor } from "../skeleton/cleanup.ts";
+import { specArbitrary } from "../skeleton/spec-arbitrary.test-support.ts";
 import type { ProjectObserved } from "./memory.ts";
 import { projectPlans } from "./plan.ts";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { getCondition } from "../../api/conditions.ts";
 import type { Project } from "../../api/project.ts";
-import { stepsOf } from "../shared/cleanup.test-support.ts";
-import { planFor } from "../shared/cleanup.ts";
+import { stepsOf } from "../skeleton/cleanup.test-support.ts";
+import { planFor } from "../skeleton/cleanup.ts";
 import { aProject, me } from "./builders.test-support.ts";
 import type { ProjectObserved } from "./memory.ts";
 import { projectPlans } from "./plan.ts";

@@ -1,9 +1,9 @@
 import { type Project, projectSchema } from "../../api/project.ts";
 import type { Reconciler } from "../../runtime/index.ts";
-import type { ControllerDeps } from "../shared/deps.ts";
-import type { Kind } from "../shared/kind.ts";
-import { kindReconciler } from "../shared/kind-reconciler.ts";
-import { jittered } from "../shared/schedule.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import type { Kind } from "../skeleton/kind.ts";
+import { kindReconciler } from "../skeleton/kind-reconciler.ts";
+import { jittered } from "../skeleton/schedule.ts";
 import type { ProjectAction, ProjectFact } from "./actions.ts";
 import { projectType } from "./kind.ts";
 import { learnProject } from "./learn.ts";

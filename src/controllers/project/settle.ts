@@ -1,6 +1,6 @@
 import type { Intent } from "../../api/intents.ts";
 import type { Project } from "../../api/project.ts";
-import { type Settlement, settleCreate } from "../shared/intents.ts";
+import { type Settlement, settleCreate } from "../skeleton/intents.ts";
 import type { ProjectFact } from "./actions.ts";
 import type { ProjectKnowledge } from "./memory.ts";
 

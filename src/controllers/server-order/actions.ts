@@ -1,6 +1,6 @@
 import type { ServerOrderStatus } from "../../api/server-order.ts";
 import type { Order, ProvisionInput } from "../../hosting/index.ts";
-import type { IntentCall } from "../shared/intents.ts";
+import type { IntentCall } from "../skeleton/intents.ts";
 import type { KnownEstimate } from "./memory.ts";
 
 /** What `act` does at the service or on the ServerOrder, in order. */

@@ -1,8 +1,8 @@
 import { ConditionType, getCondition, reconciling, timestamp } from "../../api/conditions.ts";
 import { type Estimate, idempotencyKey } from "../../hosting/index.ts";
-import { intentCall } from "../shared/intents.ts";
-import { Reason } from "../shared/reasons.ts";
-import { scopeProblem } from "../shared/scopes.ts";
+import { Reason } from "../service/reasons.ts";
+import { scopeProblem } from "../service/scopes.ts";
+import { intentCall } from "../skeleton/intents.ts";
 import type { OrderAction } from "./actions.ts";
 import { catalogProblems } from "./catalog.ts";
 import { compareDecimal, desiredInput } from "./desired.ts";

@@ -1,6 +1,6 @@
 import type { Money } from "../../api/cost.ts";
 import type { Server } from "../../hosting/index.ts";
-import { costField, statedHourly, sumMoney } from "../shared/cost.ts";
+import { costField, statedHourly, sumMoney } from "../service/cost.ts";
 import type { OrderPlan } from "./plan-common.ts";
 
 /** What the order's servers are charged now (a hibernated one still pays for its disk), when every one says. */

@@ -1,8 +1,8 @@
 import { reconciling } from "../../api/conditions.ts";
 import { idempotencyKey, type Order, type ProvisionInput, type Server } from "../../hosting/index.ts";
-import { intentCall } from "../shared/intents.ts";
-import { Reason } from "../shared/reasons.ts";
-import { scopeProblem } from "../shared/scopes.ts";
+import { Reason } from "../service/reasons.ts";
+import { scopeProblem } from "../service/scopes.ts";
+import { intentCall } from "../skeleton/intents.ts";
 import { compareDecimal, desiredInput, multiplyDecimal, orderSettled, reasonOfCode } from "./desired.ts";
 import {
   blocked,

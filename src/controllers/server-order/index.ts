@@ -1,7 +1,7 @@
 import type { KubeObject } from "../../runtime/index.ts";
 import { gridType } from "../grid/kind.ts";
-import type { ControllerDefinition } from "../shared/controller.ts";
-import { meaningfulChanges, referrers, secretsWatch } from "../shared/watches.ts";
+import type { ControllerDefinition } from "../skeleton/controller.ts";
+import { meaningfulChanges, referrers, secretsWatch } from "../skeleton/watches.ts";
 import { serverOrderType } from "./kind.ts";
 import { serverOrderReconciler } from "./reconciler.ts";
 

@@ -1,4 +1,4 @@
 import { serverOrderNames } from "../../api/meta.ts";
-import { resourceTypeOf } from "../shared/deps.ts";
+import { resourceTypeOf } from "../service/deps.ts";
 
 export const serverOrderType = resourceTypeOf(serverOrderNames);

@@ -7,8 +7,8 @@ import {
   type Order,
   type Server,
 } from "../../hosting/index.ts";
-import { describeFailure } from "../shared/failure.ts";
-import type { Failed } from "../shared/kind.ts";
+import { describeFailure } from "../service/failure.ts";
+import type { Failed } from "../skeleton/kind.ts";
 import type { OrderAction, OrderFact } from "./actions.ts";
 import { learnOrder } from "./learn.ts";
 import { newOrderMemory, type OrderKnowledge, type PowerAttempt } from "./memory.ts";

@@ -1,5 +1,5 @@
 import { HostingApiError } from "../../hosting/index.ts";
-import type { Failed } from "../shared/kind.ts";
+import type { Failed } from "../skeleton/kind.ts";
 import type { OrderAction, OrderFact } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
 import type { OrderKnowledge } from "./memory.ts";

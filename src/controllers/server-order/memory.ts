@@ -1,7 +1,7 @@
 import type { Estimate, Me, Order, Server } from "../../hosting/index.ts";
 import type { GridIdsResult } from "../grid/grid-ref.ts";
-import type { Failure, Problem } from "../shared/failure.ts";
-import type { Owner } from "../shared/ownership.ts";
+import type { Failure, Problem } from "../service/failure.ts";
+import type { Owner } from "../service/ownership.ts";
 import type { Catalog } from "./catalog.ts";
 
 /** The service's answer to a dry run, with the Idempotency-Key it was asked under. */

@@ -1,7 +1,7 @@
 import type { ServerOrderStatus } from "../../api/server-order.ts";
 import type { Order } from "../../hosting/index.ts";
-import type { Recorded } from "../shared/intents.ts";
-import type { ObjectFact } from "../shared/kind.ts";
+import type { Recorded } from "../skeleton/intents.ts";
+import type { ObjectFact } from "../skeleton/kind.ts";
 import type { OrderAction, OrderFact } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
 import { nextReadMs } from "./observe.ts";

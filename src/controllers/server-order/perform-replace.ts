@@ -1,8 +1,8 @@
 import { applyConditionChange, type ConditionInput } from "../../api/conditions.ts";
 import type { ServerOrderStatus } from "../../api/server-order.ts";
 import { HostingApiError, type HostingClient, type Order } from "../../hosting/index.ts";
-import { quoteRequest } from "../shared/condition-changes.ts";
-import type { ObjectFact } from "../shared/kind.ts";
+import { quoteRequest } from "../skeleton/condition-changes.ts";
+import type { ObjectFact } from "../skeleton/kind.ts";
 import type { OrderFact, ReplaceAction } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
 import { leaving } from "./growth.ts";

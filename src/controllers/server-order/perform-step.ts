@@ -1,6 +1,6 @@
 import type { ServerOrder } from "../../api/server-order.ts";
 import type { HostingClient } from "../../hosting/index.ts";
-import type { PerformContext } from "../shared/kind.ts";
+import type { PerformContext } from "../skeleton/kind.ts";
 import type { OrderKnowledge } from "./memory.ts";
 import type { OrderPolls } from "./plan-common.ts";
 

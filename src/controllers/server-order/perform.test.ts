@@ -11,9 +11,9 @@ import {
   type WithMetadata,
 } from "../../hosting/index.ts";
 import type { KubeClient, KubeObject } from "../../runtime/index.ts";
-import type { ControllerDeps } from "../shared/deps.ts";
-import type { IntentCall } from "../shared/intents.ts";
-import type { ObjectFact } from "../shared/kind.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import type { IntentCall } from "../skeleton/intents.ts";
+import type { ObjectFact } from "../skeleton/kind.ts";
 import type { OrderAction, OrderFact } from "./actions.ts";
 import { newOrderMemory, type OrderKnowledge } from "./memory.ts";
 import { performServerOrder } from "./perform.ts";

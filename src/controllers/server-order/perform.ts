@@ -1,7 +1,7 @@
 import type { Order } from "../../hosting/index.ts";
-import { quoteRequest } from "../shared/condition-changes.ts";
-import type { Recorded } from "../shared/intents.ts";
-import { clientOf, type ObjectFact } from "../shared/kind.ts";
+import { quoteRequest } from "../skeleton/condition-changes.ts";
+import type { Recorded } from "../skeleton/intents.ts";
+import { clientOf, type ObjectFact } from "../skeleton/kind.ts";
 import type { OrderAction, OrderFact } from "./actions.ts";
 import { orderSettled, phaseOf } from "./desired.ts";
 import { nextReadMs } from "./observe.ts";

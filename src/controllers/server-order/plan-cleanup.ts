@@ -1,7 +1,7 @@
 import { reconciling } from "../../api/conditions.ts";
-import { released } from "../shared/cleanup.ts";
-import { Reason } from "../shared/reasons.ts";
-import { scopeProblem } from "../shared/scopes.ts";
+import { Reason } from "../service/reasons.ts";
+import { scopeProblem } from "../service/scopes.ts";
+import { released } from "../skeleton/cleanup.ts";
 import { orderSettled } from "./desired.ts";
 import {
   blocked,

@@ -7,10 +7,10 @@ import {
   reconciling,
 } from "../../api/conditions.ts";
 import type { ServerOrder, ServerOrderStatus } from "../../api/server-order.ts";
-import { reconcileRequest } from "../shared/annotations.ts";
-import { type Blocker, problemChange } from "../shared/condition-changes.ts";
-import { ownerToRecord } from "../shared/ownership.ts";
-import { Reason } from "../shared/reasons.ts";
+import { ownerToRecord } from "../service/ownership.ts";
+import { Reason } from "../service/reasons.ts";
+import { reconcileRequest } from "../skeleton/annotations.ts";
+import { type Blocker, problemChange } from "../skeleton/condition-changes.ts";
 import type { OrderAction } from "./actions.ts";
 import type { OrderObserved } from "./memory.ts";
 

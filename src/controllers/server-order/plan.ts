@@ -1,10 +1,10 @@
 import { ready, reconciling } from "../../api/conditions.ts";
 import type { ServerOrder } from "../../api/server-order.ts";
 import type { Order } from "../../hosting/index.ts";
-import type { Plans } from "../shared/cleanup.ts";
-import { noChange, quoteRequest } from "../shared/condition-changes.ts";
-import { Reason } from "../shared/reasons.ts";
-import { isSettled } from "../shared/schedule.ts";
+import { Reason } from "../service/reasons.ts";
+import type { Plans } from "../skeleton/cleanup.ts";
+import { noChange, quoteRequest } from "../skeleton/condition-changes.ts";
+import { isSettled } from "../skeleton/schedule.ts";
 import { planOrdering } from "./approval.ts";
 import { withOrderCost } from "./cost.ts";
 import { orderChanges, phaseOf, reasonOfCode } from "./desired.ts";

@@ -3,7 +3,7 @@ import { getCondition } from "../../api/conditions.ts";
 import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import { idempotencyKey, type Me, type Order, type Server } from "../../hosting/index.ts";
-import { pendingRecord } from "../shared/intents.ts";
+import { pendingRecord } from "../skeleton/intents.ts";
 import type { OrderAction } from "./actions.ts";
 import type { OrderObserved, PowerAttempt } from "./memory.ts";
 import { planServerOrder } from "./plan.ts";

@@ -1,7 +1,7 @@
 import { reconciling } from "../../api/conditions.ts";
-import { intentCall } from "../shared/intents.ts";
-import { Reason } from "../shared/reasons.ts";
-import { scopeProblem } from "../shared/scopes.ts";
+import { Reason } from "../service/reasons.ts";
+import { scopeProblem } from "../service/scopes.ts";
+import { intentCall } from "../skeleton/intents.ts";
 import { liveServers } from "./growth.ts";
 import {
   blocked,

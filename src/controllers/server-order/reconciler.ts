@@ -1,8 +1,8 @@
 import { serverOrderSchema } from "../../api/server-order.ts";
 import type { Reconciler } from "../../runtime/index.ts";
-import type { ControllerDeps } from "../shared/deps.ts";
-import { kindReconciler } from "../shared/kind-reconciler.ts";
-import { earliest } from "../shared/schedule.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import { kindReconciler } from "../skeleton/kind-reconciler.ts";
+import { earliest } from "../skeleton/schedule.ts";
 import { CatalogCache } from "./catalog.ts";
 import { serverOrderType } from "./kind.ts";
 import { learnOrder } from "./learn.ts";

@@ -5,10 +5,10 @@ import {
   reconciling,
 } from "../../api/conditions.ts";
 import { annotations } from "../../api/meta.ts";
-import { pendingRequest, requestValue } from "../shared/annotations.ts";
-import { type IntentCall, intentCall } from "../shared/intents.ts";
-import { Reason } from "../shared/reasons.ts";
-import { scopeProblem } from "../shared/scopes.ts";
+import { Reason } from "../service/reasons.ts";
+import { scopeProblem } from "../service/scopes.ts";
+import { pendingRequest, requestValue } from "../skeleton/annotations.ts";
+import { type IntentCall, intentCall } from "../skeleton/intents.ts";
 import type { ReplaceAction } from "./actions.ts";
 import { orderSettled } from "./desired.ts";
 import { liveServers } from "./growth.ts";

@@ -3,7 +3,7 @@ import type { Intent } from "../../api/intents.ts";
 import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import type { Order, Server } from "../../hosting/index.ts";
-import type { Settlement } from "../shared/intents.ts";
+import type { Settlement } from "../skeleton/intents.ts";
 import type { OrderFact } from "./actions.ts";
 import { newOrderMemory, type OrderKnowledge } from "./memory.ts";
 import { settleOrderIntent } from "./settle.ts";

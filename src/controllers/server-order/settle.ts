@@ -1,7 +1,7 @@
 import type { Intent } from "../../api/intents.ts";
 import type { ServerOrder } from "../../api/server-order.ts";
 import type { Order } from "../../hosting/index.ts";
-import { inputOf, type Recorded, type Settlement } from "../shared/intents.ts";
+import { inputOf, type Recorded, type Settlement } from "../skeleton/intents.ts";
 import type { OrderFact } from "./actions.ts";
 import { growServers, leaving } from "./growth.ts";
 import type { OrderKnowledge } from "./memory.ts";

@@ -5,9 +5,9 @@ import { type Intent, intentSchema } from "../../api/intents.ts";
 import { finalizer } from "../../api/meta.ts";
 import { canonicalJson, HostingApiError, type HostingClient, type Me } from "../../hosting/index.ts";
 import type { KubeClient, KubeObject } from "../../runtime/index.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import type { Connection } from "../service/hosting-access.ts";
 import { converge } from "./converge.ts";
-import type { ControllerDeps } from "./deps.ts";
-import type { Connection } from "./hosting-access.ts";
 import { type IntentCall, intentCall, type Settlement } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Failed, Kind, ObjectFact } from "./kind.ts";
 

@@ -1,8 +1,8 @@
 import { isTrue } from "../../api/conditions.ts";
 import { Outcome } from "../../runtime/index.ts";
-import type { ControllerSettings } from "./deps.ts";
+import type { ControllerSettings } from "../service/deps.ts";
+import type { Failure } from "../service/failure.ts";
 import { ReconcileError } from "./errors.ts";
-import type { Failure } from "./failure.ts";
 
 /** The earliest of several due times (epoch ms); undefined when none is set. */
 export function earliest(...times: Array<number | undefined>): number | undefined {

@@ -1,12 +1,12 @@
 import type { Condition } from "../../api/conditions.ts";
 import { annotations } from "../../api/meta.ts";
 import { type KubeObject, Outcome, type ResourceType } from "../../runtime/index.ts";
-import { credentialCandidates } from "./credentials.ts";
-import type { ControllerDeps } from "./deps.ts";
-import { waitingFor } from "./failure.ts";
-import { shortHash } from "./hash.ts";
-import { Reason } from "./reasons.ts";
-import type { ResourceState } from "./resource-budget.ts";
+import { credentialCandidates } from "../service/credentials.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import { waitingFor } from "../service/failure.ts";
+import { shortHash } from "../service/hash.ts";
+import { Reason } from "../service/reasons.ts";
+import type { ResourceState } from "../service/resource-budget.ts";
 import { writeProblem } from "./status.ts";
 
 /** Event and condition reason of a resource whose reconciles are put off by its budget share. */

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { outputReadyKey } from "../../../api/outputs.ts";
 import { deepEqual } from "../../../runtime/index.ts";
-import { type Problem, stalledBy } from "../failure.ts";
-import { shortHash } from "../hash.ts";
-import { Reason } from "../reasons.ts";
+import { type Problem, stalledBy } from "../../service/failure.ts";
+import { shortHash } from "../../service/hash.ts";
+import { Reason } from "../../service/reasons.ts";
 
 export const configMapType = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap" } as const;
 

@@ -13,10 +13,10 @@ import {
   patchStatus,
   type ResourceType,
 } from "../../runtime/index.ts";
+import type { Problem } from "../service/failure.ts";
+import type { Owner } from "../service/ownership.ts";
+import { Reason } from "../service/reasons.ts";
 import { problemChange } from "./condition-changes.ts";
-import type { Problem } from "./failure.ts";
-import type { Owner } from "./ownership.ts";
-import { Reason } from "./reasons.ts";
 
 /** What a planned action that spends or releases carries: the skeleton records it before the call. */
 export interface IntentCall {

@@ -1,7 +1,7 @@
 import type { KubeObject, MapToKeys, ObjectCache, ResourceType, Source } from "../../runtime/index.ts";
 import { objectKey } from "../../runtime/index.ts";
+import type { ControllerDeps } from "../service/deps.ts";
 import type { Watch } from "./controller.ts";
-import type { ControllerDeps } from "./deps.ts";
 
 /**
  * A Secret's change (created, deleted, new values) re-enqueues exactly the resources of `type` that

@@ -1,4 +1,4 @@
-import type { Problem } from "./failure.ts";
+import type { Problem } from "../service/failure.ts";
 
 /** A reconcile that must be retried with backoff; `code` is the condition reason it wrote. */
 export class ReconcileError extends Error {

@@ -1,6 +1,6 @@
 import { isKubeError, type KubeClient } from "../../../runtime/index.ts";
-import { type Problem, stalledBy } from "../failure.ts";
-import { Reason } from "../reasons.ts";
+import { type Problem, stalledBy } from "../../service/failure.ts";
+import { Reason } from "../../service/reasons.ts";
 import {
   type ConfigMap,
   configMapSchema,

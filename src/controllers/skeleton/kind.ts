@@ -3,9 +3,9 @@ import type { Condition, ConditionChange } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
 import type { HostingClient, HostingError } from "../../hosting/index.ts";
 import type { KubeObject, ResourceType } from "../../runtime/index.ts";
-import type { ControllerDeps } from "./deps.ts";
-import type { Doing, Failure, Problem } from "./failure.ts";
-import type { Connection, HostingAccess } from "./hosting-access.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import type { Doing, Failure, Problem } from "../service/failure.ts";
+import type { Connection, HostingAccess } from "../service/hosting-access.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
 
 type WithConditions = {
@@ -173,4 +173,4 @@ export interface Kind<
   settle?(intent: Intent, knowledge: K, resource: R, now: Date): Settlement<F>;
 }
 
-export type { Doing } from "./failure.ts";
+export type { Doing } from "../service/failure.ts";

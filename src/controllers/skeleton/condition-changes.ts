@@ -6,8 +6,8 @@ import {
   reconciling,
   stalled,
 } from "../../api/conditions.ts";
-import type { Problem } from "./failure.ts";
-import { Reason } from "./reasons.ts";
+import type { Problem } from "../service/failure.ts";
+import { Reason } from "../service/reasons.ts";
 
 /** Leave the conditions as they are. */
 export function noChange(): ConditionChange {

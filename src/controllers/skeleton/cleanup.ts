@@ -1,10 +1,10 @@
 import { type ConditionChange, reconciling } from "../../api/conditions.ts";
 import { finalizer } from "../../api/meta.ts";
 import { ensureFinalizer, type KubeObject, type ResourceType, removeFinalizer } from "../../runtime/index.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import { Reason } from "../service/reasons.ts";
 import { noChange, problemChange, suspended } from "./condition-changes.ts";
-import type { ControllerDeps } from "./deps.ts";
 import type { BaseKnowledge, BasePlan, Resource } from "./kind.ts";
-import { Reason } from "./reasons.ts";
 
 /** A kind's plan with the skeleton's own step on the finalizer. */
 export type Decided<P> = P & {

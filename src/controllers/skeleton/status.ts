@@ -8,15 +8,15 @@ import {
   patchStatus,
   type ResourceType,
 } from "../../runtime/index.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import type { Problem } from "../service/failure.ts";
+import { Reason } from "../service/reasons.ts";
 import { withProblem } from "./condition-changes.ts";
-import type { ControllerDeps } from "./deps.ts";
 import { identityAnnotations } from "./external-name.ts";
-import type { Problem } from "./failure.ts";
 import type { BasePlan, Resource } from "./kind.ts";
 import { outputsOf, withOutputs } from "./outputs/hook.ts";
 import type { OutputSyncResult, OutputWriter } from "./outputs/writer.ts";
 import type { OwnWrites } from "./own-writes.ts";
-import { Reason } from "./reasons.ts";
 
 type WithConditions = { conditions?: Condition[] | undefined; observedGeneration?: number | undefined };
 

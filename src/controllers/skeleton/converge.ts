@@ -1,10 +1,12 @@
 import type { Intent } from "../../api/intents.ts";
 import { HostingApiError, isHostingError } from "../../hosting/index.ts";
 import { isDeferral, type KubeObject } from "../../runtime/index.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import { describeFailedAction, type Failure } from "../service/failure.ts";
+import type { Connection } from "../service/hosting-access.ts";
+import { identityOf } from "../service/ownership.ts";
+import { Reason } from "../service/reasons.ts";
 import { addFinalizer, type Decided, hasWork, planFor, releaseFinalizer } from "./cleanup.ts";
-import type { ControllerDeps } from "./deps.ts";
-import { describeFailedAction, type Failure } from "./failure.ts";
-import type { Connection } from "./hosting-access.ts";
 import {
   type Blocking,
   describeIntent,
@@ -20,9 +22,7 @@ import {
   withoutIntent,
 } from "./intents.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from "./kind.ts";
-import { identityOf } from "./ownership.ts";
 import { parseAgain } from "./parse.ts";
-import { Reason } from "./reasons.ts";
 
 /** Where one reconcile starts acting from. */
 export interface ConvergeStart<R, K> {

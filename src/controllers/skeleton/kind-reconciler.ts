@@ -1,7 +1,7 @@
 import { Outcome, type Reconciler } from "../../runtime/index.ts";
+import type { ControllerDeps } from "../service/deps.ts";
 import { budgetKey, budgetRequeue, learnProgress } from "./budget-gate.ts";
 import { converge } from "./converge.ts";
-import type { ControllerDeps } from "./deps.ts";
 import { withRestoredIdentity } from "./external-name.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
 import { Memory } from "./memory.ts";

@@ -1,5 +1,5 @@
 import type { MapToKeys, Reconciler, ResourceType, Source } from "../../runtime/index.ts";
-import type { ControllerDeps } from "./deps.ts";
+import type { ControllerDeps } from "../service/deps.ts";
 
 /** A related informer whose changes re-enqueue the primaries `map` names. */
 export interface Watch {
