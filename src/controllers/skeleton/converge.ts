@@ -63,6 +63,12 @@ interface Progress<R, K> {
   intents: Intent[];
 }
 
+/** The parts of a kind that carry out its plan. */
+type Acting<R extends Resource, K, A extends Action, F> = Pick<
+  Kind<R, unknown, K & BaseKnowledge, A, F, BasePlan<A>>,
+  "type" | "schema" | "externalId" | "perform" | "learn" | "doing"
+>;
+
 /** Why the rounds stopped early. */
 type Stop =
   /** A call failed: what it taught is learned, and the plan made after it is written. */
@@ -118,18 +124,11 @@ export async function converge<
 }
 
 /** One round: the finalizer if it is due, the plan's actions in order, the release if it is due. */
-async function performRound<
-  R extends Resource,
-  M,
-  K extends BaseKnowledge,
-  A extends Action,
-  F,
-  P extends BasePlan<A>,
->(
-  kind: Kind<R, M, K, A, F, P>,
+async function performRound<R extends Resource, K extends BaseKnowledge, A extends Action, F>(
+  kind: Acting<R, K, A, F>,
   start: ConvergeStart<R, K>,
   progress: Progress<R, K>,
-  plan: Decided<P>,
+  plan: Decided<BasePlan<A>>,
 ): Promise<Stop | undefined> {
   if (plan.addsFinalizer === true) {
     try {
@@ -156,15 +155,8 @@ async function performRound<
 }
 
 /** One action: its intent recorded first, its facts learned as they come, its failure learned. */
-async function performAction<
-  R extends Resource,
-  M,
-  K extends BaseKnowledge,
-  A extends Action,
-  F,
-  P extends BasePlan<A>,
->(
-  kind: Kind<R, M, K, A, F, P>,
+async function performAction<R extends Resource, K extends BaseKnowledge, A extends Action, F>(
+  kind: Acting<R, K, A, F>,
   start: ConvergeStart<R, K>,
   progress: Progress<R, K>,
   action: A,
