@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { type ConditionChange, getCondition } from "../../api/conditions.ts";
+import { finalizer } from "../../api/meta.ts";
+import type { Problem } from "../service/failure.ts";
+import { Reason } from "../service/reasons.ts";
+import { stepsOf } from "./cleanup.test-support.ts";
+import { planFor } from "./cleanup.ts";
+import type { BasePlan } from "./kind.ts";
+
+// The skeleton's choice of plan, for any kind: a toy kind whose plans name themselves.
+
+interface Toy {
+  metadata: { generation: number; deletionTimestamp?: string; finalizers?: string[] };
+  spec: { suspend?: boolean; deletionPolicy?: string };
+}
+interface Knowledge {
+  problem: Problem | undefined;
+  requestId: string | undefined;
+  /** The external object's ID, once known. */
+  id?: string;
+}
+type Plan = BasePlan<{ type: string }> & { from: string; change?: ConditionChange };
+
+const plans = {
+  externalId: "toyId",
+  plan: (_toy: Toy, knowledge: Knowledge): Plan => ({
+    from: "plan",
+    actions: knowledge.id === undefined ? [{ type: "create" }] : [],
+    status: knowledge.id === undefined ? {} : ({ toyId: knowledge.id } as Plan["status"]),
+    stalled: false,
+  }),
+  planCleanup: (): Plan => ({
+    from: "planCleanup",
+    actions: [{ type: "delete" }],
+    status: {},
+    stalled: false,
+  }),
+  report: (_toy: Toy, _knowledge: Knowledge, change: ConditionChange, now: Date): Plan => ({
+    from: "report",
+    change,
+    actions: [],
+    status: { conditions: change.set.map((c) => ({ ...c, lastTransitionTime: now.toISOString() })) },
+    stalled: false,
+  }),
+};
+
+const now = new Date("2030-01-01T00:00:00Z");
+const deleting = "2030-01-01T00:00:00Z";
+const known: Knowledge = { problem: undefined, requestId: undefined, id: "t-1" };
+const unknown: Knowledge = { problem: undefined, requestId: undefined };
+const problem: Problem = { stalled: true, reason: Reason.CredentialsNotFound, message: "no key" };
+
+function toy(spec: Toy["spec"], metadata: Partial<Toy["metadata"]> = {}): Toy {
+  return { metadata: { generation: 3, finalizers: [finalizer], ...metadata }, spec };
+}
+
+describe("planFor: the skeleton decides deletion, suspend, Orphan and the finalizer", () => {
+  it.each([
+    [
+      "going away without berth's finalizer: nothing",
+      toy({}, { deletionTimestamp: deleting, finalizers: [] }),
+      known,
+      "report",
+      [],
+    ],
+    [
+      "going away under Orphan: release, no calls",
+      toy({ deletionPolicy: "Orphan" }, { deletionTimestamp: deleting }),
+      known,
+      "report",
+      ["removeFinalizer"],
+    ],
+    [
+      "going away: the kind's cleanup",
+      toy({}, { deletionTimestamp: deleting }),
+      known,
+      "planCleanup",
+      ["delete"],
+    ],
+    [
+      "going away while suspended: still cleaned up",
+      toy({ suspend: true }, { deletionTimestamp: deleting }),
+      known,
+      "planCleanup",
+      ["delete"],
+    ],
+    ["suspended: no calls, no finalizer", toy({ suspend: true }, { finalizers: [] }), unknown, "report", []],
+    ["a problem: no calls, no finalizer", toy({}, { finalizers: [] }), { ...unknown, problem }, "report", []],
+    ["there, finalizer held: the kind's plan", toy({}), unknown, "plan", ["create"]],
+    [
+      "there, no finalizer: added before the first action",
+      toy({}, { finalizers: [] }),
+      unknown,
+      "plan",
+      ["addFinalizer", "create"],
+    ],
+    [
+      "there, no finalizer, the object known: added with no action",
+      toy({}, { finalizers: [] }),
+      known,
+      "plan",
+      ["addFinalizer"],
+    ],
+    ["there, finalizer held, nothing to do: nothing", toy({}), known, "plan", []],
+  ] as const)("%s", (_name, resource, knowledge, from, steps) => {
+    const plan = planFor(plans, resource, knowledge, now);
+    expect(plan.from).toBe(from);
+    expect(stepsOf(plan)).toEqual(steps);
+  });
+
+  it("says why: Suspended, the problem's reason, Deleting under Orphan, nothing without a finalizer", () => {
+    const ready = (resource: Toy, knowledge: Knowledge) =>
+      getCondition(planFor(plans, resource, knowledge, now).status.conditions, "Ready");
+    const stalled = (resource: Toy, knowledge: Knowledge) =>
+      getCondition(planFor(plans, resource, knowledge, now).status.conditions, "Stalled");
+    expect(ready(toy({ suspend: true }), known)).toMatchObject({ status: "False", reason: "Suspended" });
+    expect(stalled(toy({}), { ...known, problem })).toMatchObject({
+      status: "True",
+      reason: "CredentialsNotFound",
+    });
+    expect(ready(toy({ deletionPolicy: "Orphan" }, { deletionTimestamp: deleting }), known)).toMatchObject({
+      status: "Unknown",
+      reason: "Deleting",
+    });
+    expect(
+      planFor(plans, toy({}, { deletionTimestamp: deleting, finalizers: [] }), known, now).change,
+    ).toEqual({
+      set: [],
+      remove: [],
+    });
+  });
+
+  it("marks an Orphan release as one, for the Orphaned event", () => {
+    const plan = planFor(
+      plans,
+      toy({ deletionPolicy: "Orphan" }, { deletionTimestamp: deleting }),
+      known,
+      now,
+    );
+    expect(plan.release).toEqual({ orphan: true });
+  });
+});
