@@ -2,6 +2,7 @@ import type { Build, Me, App as ServiceApp, AppStatus as ServiceStatus } from ".
 import type { Problem } from "../service/failure.ts";
 import type { Owner } from "../service/ownership.ts";
 import type { Schedule } from "../skeleton/kind.ts";
+import { type Met, newReadMemory } from "../skeleton/memory.ts";
 import { earliest } from "../skeleton/schedule.ts";
 import type { BuildLog } from "./build-log.ts";
 import type { DesiredApp } from "./desired.ts";
@@ -114,16 +115,13 @@ export interface AppMemory {
   appliedSecrets: string | undefined;
 }
 
-export function newAppMemory(): AppMemory {
+/** See `newReadMemory`. */
+export function newAppMemory(met?: Met): AppMemory {
   return {
+    ...newReadMemory(met),
     external: unknownExternal(),
     statusDueAt: undefined,
     buildDueAt: undefined,
-    driftDueAt: undefined,
-    readGeneration: undefined,
-    servedRequest: undefined,
-    uncertainCreate: false,
-    refusedCreates: 0,
     claims: {},
     appliedSecrets: undefined,
   };

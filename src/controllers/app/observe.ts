@@ -18,7 +18,7 @@ import type { Observation } from "../skeleton/kind.ts";
 import { jittered } from "../skeleton/schedule.ts";
 import { afterFailedRead, buildLogDue, failedStepTail } from "./build-log.ts";
 import { appName, desiredApp } from "./desired.ts";
-import type { AppKnowledge, AppMemory, Reads } from "./memory.ts";
+import type { AppKnowledge, AppMemory } from "./memory.ts";
 import { readsDue } from "./reads.ts";
 import { secretDigest } from "./secret-digest.ts";
 
@@ -42,7 +42,7 @@ export async function observeApp(
     desired: undefined,
     appliedSecrets: memory.appliedSecrets ?? app.status?.secretDigest,
     requestId: app.status?.lastRequestId,
-    reads: withIntentReads(app, readsDue(app, memory, deps.now())),
+    reads: readsDue(app, memory, deps.now()),
     changedByCall: { status: false, build: false },
   };
   // A full read due now serves the reconcile request, whether or not it gets through.
@@ -321,11 +321,6 @@ async function readAppIn<T>(projects: string[], read: (projectId: string) => Pro
 }
 
 /** A Pending intent is settled by a read at once: never spread, never left to the drift check. */
-function withIntentReads(app: App, reads: Reads): Reads {
-  const pending = (app.status?.intents ?? []).some((i) => i.state === "Pending");
-  return pending ? { ...reads, app: true, spreadFirstRead: false } : reads;
-}
-
 /** The project the spec asks for: a changed projectRef or projectId means a move. */
 function resolveProject(deps: ControllerDeps, app: App): string | Problem {
   if (app.spec.projectId !== undefined) return app.spec.projectId.toLowerCase();

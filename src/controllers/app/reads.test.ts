@@ -107,10 +107,39 @@ describe("readsDue", () => {
   });
 
   it("looks the app up by name when a create may have happened unrecorded", () => {
-    expect(readsDue(anApp(), newAppMemory(), now).lookup).toBe(true);
-    expect(readsDue(anApp({}, { metadata: { finalizers: [] } }), newAppMemory(), now).lookup).toBe(false);
-    const uncertain = { ...newAppMemory(), uncertainCreate: true };
-    expect(readsDue(anApp({}, { metadata: { finalizers: [] } }), uncertain, now).lookup).toBe(true);
+    // Met for the first time with berth's finalizer: an earlier process may have sent a create.
+    expect(readsDue(anApp(), newAppMemory(anApp()), now).lookup).toBe(true);
+    const bare = anApp({}, { metadata: { finalizers: [] } });
+    expect(readsDue(bare, newAppMemory(bare), now).lookup).toBe(false);
+    const uncertain = { ...newAppMemory(bare), uncertainCreate: true };
+    expect(readsDue(bare, uncertain, now).lookup).toBe(true);
+  });
+
+  it("does not look up an App it met before whose create was deferred unsent (finalizer on, no intent)", () => {
+    const met = { ...newAppMemory(anApp({}, { metadata: { finalizers: [] } })) };
+    expect(readsDue(anApp(), met, now).lookup).toBe(false);
+  });
+
+  it("settles a Pending intent first: a create by lookup, a move by a full read, also while deleting", () => {
+    const met = newAppMemory(anApp({}, { metadata: { finalizers: [] } }));
+    const intent = (operation: string) => ({
+      operation,
+      key: `${operation}.k`,
+      input: "{}",
+      attempt: 1,
+      since: "2030-01-01T00:00:00.000Z",
+      state: "Pending" as const,
+    });
+    const creating = anApp({}, { status: { intents: [intent("createApp")] } });
+    expect(readsDue(creating, met, now)).toMatchObject({ lookup: true, app: false });
+    const moving = anApp(
+      {},
+      {
+        status: { ...readyStatus, intents: [intent("moveApp")] },
+        metadata: { deletionTimestamp: "2030-01-01T00:00:00Z" },
+      },
+    );
+    expect(readsDue(moving, known(), now)).toMatchObject({ app: true, status: true, lookup: false });
   });
 
   it("reads only the status while deleting", () => {

@@ -1,7 +1,8 @@
 import type { App } from "../../api/app.ts";
 import { isTrue } from "../../api/conditions.ts";
-import { annotations, finalizer } from "../../api/meta.ts";
+import { annotations } from "../../api/meta.ts";
 import { pendingRequest, reconcileRequest, requestValue } from "../skeleton/annotations.ts";
+import { mayHaveCreated } from "../skeleton/intents.ts";
 import { type AppMemory, noReads, type Reads } from "./memory.ts";
 
 /** Decides the reads from the App and memory alone: nothing is read that is not due. */
@@ -9,10 +10,12 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
   const deleting = app.metadata.deletionTimestamp !== undefined;
   const known = memory.external;
   const appId = app.status?.appId ?? known.app?.id ?? app.spec.appId;
+  const pending = (app.status?.intents ?? []).filter((intent) => intent.state === "Pending");
   if (appId === undefined || known.gone) {
-    const mayExist = memory.uncertainCreate || (app.metadata.finalizers ?? []).includes(finalizer);
-    return { ...noReads, lookup: mayExist && !known.gone };
+    return { ...noReads, lookup: mayHaveCreated(app.status, "createApp", memory) && !known.gone };
   }
+  // Any other Pending intent (a move) is settled from a full read, before a deletion acts.
+  if (pending.length > 0) return { ...noReads, app: true, status: true };
   const due = (at: number | undefined) => at !== undefined && at <= now;
   const status = known.status === undefined || due(memory.statusDueAt);
   // Once the stop this process asked for should be over, the delete is the look at the app.

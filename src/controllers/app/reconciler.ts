@@ -22,7 +22,7 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
   return kindReconciler(deps, {
     type: appType,
     schema: appSchema,
-    observe: (app, memory, hosting) => observeApp({ ...deps, hosting }, app, memory ?? newAppMemory()),
+    observe: (app, memory, hosting) => observeApp({ ...deps, hosting }, app, memory ?? newAppMemory(app)),
     ...appPlans(polls),
     perform: performApp(polls),
     learn: learnApp,

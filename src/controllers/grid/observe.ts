@@ -7,7 +7,7 @@ import type { Connection } from "../service/hosting-access.ts";
 import { createdCandidates, heldByOthers } from "../service/lookup.ts";
 import { scopeProblem } from "../service/scopes.ts";
 import { pendingRequest, reconcileRequest } from "../skeleton/annotations.ts";
-import { pendingCreate } from "../skeleton/intents.ts";
+import { mayHaveCreated, pendingCreate } from "../skeleton/intents.ts";
 import type { Observation } from "../skeleton/kind.ts";
 import { deferFirstRead, isSettled, jittered } from "../skeleton/schedule.ts";
 import { serverOrdersUsing } from "./dependents.ts";
@@ -64,9 +64,7 @@ async function readService(
   };
   const gridId = grid.status?.gridId ?? grid.spec.gridId ?? knowledge.grid?.id;
   if (gridId === undefined) {
-    // The finalizer goes on before the first create: with it, a create may have happened unheard.
-    const mayExist = knowledge.uncertainCreate || (grid.metadata.finalizers ?? []).includes(finalizer);
-    if (!mayExist) return;
+    if (!mayHaveCreated(grid.status, "createGrid", knowledge)) return;
     const name = pendingCreate(grid.status, "createGrid").name ?? gridName(grid);
     const found = await createdCandidates(
       (cursor) => client.listGrids({ name, cursor }),

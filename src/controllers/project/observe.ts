@@ -9,7 +9,7 @@ import { createdCandidates, heldByOthers } from "../service/lookup.ts";
 import { Reason } from "../service/reasons.ts";
 import { pinningProblem, scopeProblem } from "../service/scopes.ts";
 import { pendingRequest, reconcileRequest } from "../skeleton/annotations.ts";
-import { pendingCreate } from "../skeleton/intents.ts";
+import { mayHaveCreated, pendingCreate } from "../skeleton/intents.ts";
 import type { Observation } from "../skeleton/kind.ts";
 import { deferFirstRead, isSettled, jittered } from "../skeleton/schedule.ts";
 import type { ProjectKnowledge, ProjectMemory } from "./memory.ts";
@@ -63,8 +63,11 @@ async function readService(
     return knowledge.problem !== undefined;
   };
   if (projectId === undefined) {
-    const mayExist = knowledge.uncertainCreate || (project.metadata.finalizers ?? []).includes(finalizer);
-    if (!mayExist || refuse(["projects:read"], "look the project up")) return;
+    if (
+      !mayHaveCreated(project.status, "createProject", knowledge) ||
+      refuse(["projects:read"], "look the project up")
+    )
+      return;
     const name = pendingCreate(project.status, "createProject").name ?? projectName(project);
     const found = await createdCandidates(
       async (cursor) => {

@@ -56,6 +56,19 @@ export function pendingIntent(status: { intents?: Intent[] | undefined } | undef
 }
 
 /**
+ * A create may have made the object unheard: its intent is Pending, or this process saw it fail
+ * uncertainly, or met the object with berth's finalizer (see `newReadMemory`). Then the object is
+ * looked up by name before anything is created.
+ */
+export function mayHaveCreated(
+  status: { intents?: Intent[] | undefined } | undefined,
+  operation: string,
+  memory: { uncertainCreate: boolean },
+): boolean {
+  return memory.uncertainCreate || pendingIntent(status, operation) !== undefined;
+}
+
+/**
  * A create the lookup found nothing of (its intent ended NotFound): sent again as it was, under its
  * own key and input, so a call still running at the service is answered by the service (in
  * progress, then its answer) instead of making a second object. Undefined when there is none.
