@@ -415,6 +415,36 @@ describe("Controller", () => {
     await c.stop();
   });
 
+  it("never deadlocks when a reconcile holding the only worker waits for another's answer (one shared GET /me)", async () => {
+    const store = new Store(logger);
+    for (const name of ["a", "b"]) store.upsert(object(name, "1"));
+    const answer = gate();
+    let shared: Promise<void> | undefined;
+    const finished: string[] = [];
+    const reconcile: Reconciler = async ({ key }, context) => {
+      if (shared === undefined) shared = context.whileWaiting(answer.opened);
+      else setTimeout(answer.open, 20);
+      await shared;
+      finished.push(key);
+      return Outcome.done();
+    };
+    const c = new Controller({
+      name: "widgets",
+      informer: source(store),
+      reconcile,
+      logger,
+      metrics: {
+        controller: createControllerMetrics(new Registry()),
+        workqueue: createWorkqueueMetrics(new Registry()),
+      },
+      concurrency: 1,
+      maxInFlight: 2,
+    });
+    await c.start();
+    await until(() => finished.length === 2);
+    await c.stop();
+  });
+
   it("without whileWaiting, a reconcile holds its worker for its whole run", async () => {
     const store = new Store(logger);
     for (const name of ["a", "b"]) store.upsert(object(name, "1"));

@@ -7,6 +7,7 @@ import { listedPriority, updatePriority } from "./priority.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { Slots } from "./slots.ts";
 import type { StoreHandlers } from "./store.ts";
+import { WorkerHold } from "./worker-hold.ts";
 import { type QueuePriority, WorkQueue } from "./workqueue.ts";
 
 export interface ReconcileRequest {
@@ -245,12 +246,11 @@ export class Controller {
     const running = new Set<Promise<void>>();
     for (;;) {
       await inFlight.take();
-      // The key first: a worker held while the queue is empty would be one a waiting reconcile can't take back.
+      // The key first: no worker sits idle while the queue is empty.
       const key = await this.queue.get();
       if (key === undefined) break;
       await this.#workers.take();
       const done = this.#process(key).finally(() => {
-        this.#workers.give();
         inFlight.give();
         running.delete(done);
       });
@@ -262,12 +262,15 @@ export class Controller {
   async #process(key: string): Promise<void> {
     const { metrics } = this.#options;
     const labels = { controller: this.name };
+    const hold = new WorkerHold(this.#workers, (holding) =>
+      holding ? metrics.controller.activeWorkers.inc(labels) : metrics.controller.activeWorkers.dec(labels),
+    );
     metrics.controller.activeWorkers.inc(labels);
     this.#active += 1;
     this.#lastProgressAt = this.#now();
     const endTimer = metrics.controller.reconcileTime.startTimer(labels);
     this.#arrivedDuring.set(key, []);
-    const outcome = await this.#reconcileOne(key);
+    const outcome = await this.#reconcileOne(key, hold);
     const arrived = this.#arrivedDuring.get(key) ?? [];
     this.#arrivedDuring.delete(key);
     // Added while processing: the key runs again once done.
@@ -285,23 +288,10 @@ export class Controller {
     this.queue.done(key);
     this.#active -= 1;
     this.#lastProgressAt = this.#now();
-    metrics.controller.activeWorkers.dec(labels);
+    hold.end();
   }
 
-  /** The worker is free for other keys while `answer` is awaited; it is taken back, ahead of new work, after. */
-  async #whileWaiting<T>(answer: Promise<T>): Promise<T> {
-    const labels = { controller: this.name };
-    this.#workers.give();
-    this.#options.metrics.controller.activeWorkers.dec(labels);
-    try {
-      return await answer;
-    } finally {
-      await this.#workers.takeFirst();
-      this.#options.metrics.controller.activeWorkers.inc(labels);
-    }
-  }
-
-  async #reconcileOne(key: string): Promise<Outcome> {
+  async #reconcileOne(key: string, hold: WorkerHold): Promise<Outcome> {
     const { namespace, name } = parseKey(key);
     const logger = this.#logger.child({ key });
     try {
@@ -311,7 +301,7 @@ export class Controller {
           logger,
           signal: this.#abort.signal,
           wrote: (written) => this.#recordOwnWrite(key, written.metadata.resourceVersion),
-          whileWaiting: (answer) => this.#whileWaiting(answer),
+          whileWaiting: (answer) => hold.whileWaiting(answer),
         },
       );
     } catch (error) {

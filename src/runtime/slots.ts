@@ -1,5 +1,6 @@
 /** At most `size` holders at a time; the others wait their turn, first come first served. */
 export class Slots {
+  /** Below zero while places taken over the size (`takeNow`) are owed. */
   #free: number;
   readonly #waiting: Array<() => void> = [];
 
@@ -15,18 +16,14 @@ export class Slots {
     await new Promise<void>((resolve) => this.#waiting.push(resolve));
   }
 
-  /** Like `take`, but ahead of everyone waiting: for a holder coming back to finish what it began. */
-  async takeFirst(): Promise<void> {
-    if (this.#free > 0) {
-      this.#free -= 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.#waiting.unshift(resolve));
+  /** Takes a place at once, over the size if need be: the places given back next repay it first. */
+  takeNow(): void {
+    this.#free -= 1;
   }
 
   /** Hands the slot to the next in line, or frees it. */
   give(): void {
-    const next = this.#waiting.shift();
+    const next = this.#free < 0 ? undefined : this.#waiting.shift();
     if (next !== undefined) next();
     else this.#free += 1;
   }
