@@ -11,5 +11,7 @@ function stableJson(value: unknown): string {
 
 /** A short hex digest of a value's stable JSON. */
 export function shortHash(value: unknown): string {
-  return createHash("sha256").update(stableJson(value)).digest("hex").slice(0, 16);
+  // Hex of the first 8 bytes, not a slice of the whole hex: a slice would keep its 64-character
+  // parent alive for as long as the digest is kept (per resource, in the budget's memory).
+  return createHash("sha256").update(stableJson(value)).digest().toString("hex", 0, 8);
 }

@@ -42,6 +42,9 @@ interface Entry {
   warned: boolean;
 }
 
+/** A resource's key before its first call: no limit known yet (shared by every such resource). */
+const unknownBudget: KeyBudget = Object.freeze({ limit: Number.POSITIVE_INFINITY, windowMs: 60_000 });
+
 /** States remembered per resource, so a resource cycling through a few states makes no progress. */
 const rememberedStates = 8;
 
@@ -107,8 +110,8 @@ export class ResourceBudget {
     entry.deleting = state.deleting;
     entry.inputs = state.inputs;
     if (!progress) return false;
-    entry.learned.push(state.learned);
-    if (entry.learned.length > rememberedStates) entry.learned.shift();
+    // A new array of the exact length: pushing to an empty one would reserve room for 17, per resource.
+    entry.learned = [...entry.learned.slice(1 - rememberedStates), state.learned];
     entry.sends = [];
     entry.warned = false;
     return true;
@@ -124,7 +127,7 @@ export class ResourceBudget {
       entry = {
         credentialId: "",
         sends: [],
-        budget: { limit: Number.POSITIVE_INFINITY, windowMs: 60_000 },
+        budget: unknownBudget,
         generation: undefined,
         deleting: false,
         inputs: "",
