@@ -11,9 +11,12 @@
 //                                       --heapsnapshot-signal=SIGUSR2 a snapshot is taken after its idle)
 //
 // footprint: RSS of an operator watching no objects, then 300 suspended Apps, each after it settled.
-// scale:     BENCH_OBJECTS suspended Apps exist before the operator starts; it writes a Suspended
-//            status on each. RSS after sync, CPU and time to sync, reconciles (from its /metrics),
-//            then writes and reconciles over BENCH_IDLE_SEC idle seconds.
+// scale:     BENCH_OBJECTS suspended Apps exist before the operator starts (BENCH_OBJECTS=50000
+//            for the chart's 512 Mi); it writes a Suspended status on each. RSS after sync and at
+//            its peak (VmHWM), CPU and time to sync, reconciles (from its /metrics), then writes and
+//            reconciles over BENCH_IDLE_SEC idle seconds; where the memory was at the highest RSS
+//            the operator read itself (bench-memory-sampler.mjs: V8's spaces, external,
+//            ArrayBuffers, the rest), with its cache, queue depth and reconciles then (/metrics).
 // budget:    BENCH_APPS image Apps at clock ×1 to Ready, then deleted, each phase on a fresh rate
 //            window: time, hosting calls per App (GET /me excluded), 429s, early polls.
 // RSS and CPU come from /proc/<pid> of the operator process.
@@ -210,7 +213,7 @@ async function scale(namespace: string, watched: WatchedApps, flags: string[]): 
   if (samples !== undefined) reportPeak(samples, progress, operator.startedAt);
 }
 
-/** Where the memory was at the highest RSS sampled (every 20 ms), and what the operator was doing. */
+/** Where the memory was at the highest RSS sampled (every 100 ms), and what the operator was doing. */
 function reportPeak(samples: MemorySamples, progress: Progress[], startedAt: number): void {
   const { peak } = samples;
   const spaces = Object.entries(peak.spaces)
@@ -235,7 +238,7 @@ function reportPeak(samples: MemorySamples, progress: Progress[], startedAt: num
   const highest = progress.reduce((most, p) => Math.max(most, p.queued), 0);
   report(
     "  … during the sync",
-    `queue depth at most ${highest}; RSS every 2 s: ${progress.map((p) => p.rssMb.toFixed(0)).join(" ")}`,
+    `queue depth at most ${highest}; RSS every 5 s: ${progress.map((p) => p.rssMb.toFixed(0)).join(" ")}`,
   );
 }
 
@@ -335,7 +338,7 @@ interface OperatorProcess {
   reconciles(): Promise<number>;
   /** Where its memory is: RSS by kind (/proc), V8's heap and external memory (its /metrics). */
   memory(): Promise<string>;
-  /** Its work while it syncs, read from /metrics every 2 s until `stop` is called. */
+  /** Its work while it syncs, read from /metrics every 5 s until `stop` is called. */
   follow(): { stop(): Promise<Progress[]> };
   signal(name: NodeJS.Signals): void;
   /** Stops it; resolves with its own memory samples (bench-memory-sampler.mjs). */
@@ -427,8 +430,8 @@ async function startOperatorProcess(namespaces: string[], flags: string[] = []):
               cached: sumOf(text, "berth_resources", 'kind="App"'),
               reconciles: sumOf(text, "controller_runtime_reconcile_total", 'controller="app"'),
             });
-          // Not more often: a scrape costs the operator some 10 ms of CPU (its gauges count the cache).
-          await sleep(2000);
+          // Not more often: a scrape costs the operator 10–30 ms of CPU (its gauges count the cache).
+          await sleep(5000);
         }
       })();
       return {

@@ -1,4 +1,4 @@
-// Loaded into the benchmarked operator with `--import` by bench-cli.ts: reads its RSS every 20 ms,
+// Loaded into the benchmarked operator with `--import` by bench-cli.ts: reads its RSS every 100 ms,
 // where the memory is (V8's spaces, external, ArrayBuffers) at each new high, and, as it exits,
 // writes the reading at the highest RSS and the last one to $BENCH_MEMORY_FILE. Plain JavaScript:
 // a .ts file would load Node's type stripper into the very process being measured.
@@ -33,7 +33,7 @@ if (file !== undefined && process.env.BERTH_NODE_TUNING !== undefined) {
   const timer = setInterval(() => {
     // The RSS alone is cheap; the breakdown is read only at a new high.
     if (mb(process.memoryUsage.rss()) > peak.rss) peak = sample();
-  }, 20);
+  }, 100);
   timer.unref();
   process.on("exit", () => writeFileSync(file, JSON.stringify({ peak, last: sample() })));
 }
