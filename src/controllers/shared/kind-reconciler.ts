@@ -1,5 +1,6 @@
 import type { Intent } from "../../api/intents.ts";
 import {
+  deepEqual,
   type KubeObject,
   Outcome,
   objectKey,
@@ -63,6 +64,12 @@ export function kindReconciler<
   // UIDs whose finalizer this controller removed: until the informer sees them gone, a queued
   // reconcile would find a stale copy and act on the external object a second time.
   const released = new Map<string, string>();
+  const blank = kind.newMemory();
+  /** Nothing learned (a suspended resource, say) is what a fresh entry holds: none is kept for it. */
+  const keep = (key: string, uid: string, entry: Kept<M>) => {
+    if (!entry.readySeen && deepEqual(entry.memory, blank)) kept.forget(key);
+    else kept.set(key, uid, entry);
+  };
   const forget = (key: string) => {
     kept.forget(key);
     ownWrites.forget(key);
@@ -114,7 +121,7 @@ export function kindReconciler<
     });
     const schedule = kind.schedule(converged.knowledge, converged.plan, now);
     const entry: Kept<M> = { memory: kind.remember(schedule.knowledge), readySeen };
-    kept.set(key, uid, entry);
+    keep(key, uid, entry);
     if (converged.interrupted !== undefined) throw converged.interrupted.error;
     // Leadership was lost: the next leader reads afresh; this one writes nothing more.
     if (context.signal.aborted) return Outcome.done();
@@ -152,6 +159,8 @@ export function kindReconciler<
         final = next;
       },
     });
+    // Seen Ready for the first time: kept now, also when nothing else was learned.
+    if (entry.readySeen && !readySeen) keep(key, uid, entry);
     await keepIdentity(final, status, context.wrote);
     const failure = actFailure ?? observation.failure;
     const retry = failure === undefined ? undefined : errorPolicy(failure);
