@@ -229,7 +229,10 @@ function reportPeak(samples: MemorySamples, progress: Progress[], startedAt: num
     (best, p) => (best === undefined || Math.abs(p.at - peak.at) < Math.abs(best.at - peak.at) ? p : best),
     undefined,
   );
-  if (near !== undefined)
+  const last = progress.at(-1);
+  if (last !== undefined && peak.at > last.at + 5000)
+    report("  … its work then", "none: the sync was over (the peak is a collection after it)");
+  else if (near !== undefined)
     report(
       "  … its work then",
       `${near.cached} Apps cached (listed), ${near.queued} keys queued, ${near.reconciles} reconciles done ` +
