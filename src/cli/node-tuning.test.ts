@@ -15,7 +15,7 @@ describe("tunedStart", () => {
         "/usr/bin/node",
         "--max-opt=2",
         "--no-concurrent-recompilation",
-        "--max-semi-space-size=4",
+        "--max-semi-space-size=8",
         "--heap-growing-percent=20",
         "--enable-source-maps",
         "/app/main.js",
@@ -39,7 +39,7 @@ describe("tunedStart", () => {
     expect(tuned?.args.slice(0, 5)).toEqual([
       "/usr/bin/node",
       "--no-concurrent-recompilation",
-      "--max-semi-space-size=4",
+      "--max-semi-space-size=8",
       "--heap-growing-percent=20",
       "--max-opt=4",
     ]);
@@ -48,7 +48,7 @@ describe("tunedStart", () => {
 
   it("leaves a flag the user set in NODE_OPTIONS to them", () => {
     const tuned = tunedStart("operator", node([], { NODE_OPTIONS: "--max-semi-space-size=16  --trace-gc" }));
-    expect(tuned?.args).not.toContain("--max-semi-space-size=4");
+    expect(tuned?.args).not.toContain("--max-semi-space-size=8");
     expect(tuned?.args).toContain("--heap-growing-percent=20");
   });
 });
