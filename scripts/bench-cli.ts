@@ -11,19 +11,24 @@
 //                                       --heapsnapshot-signal=SIGUSR2 a snapshot is taken after its idle)
 //
 // footprint: RSS of an operator watching no objects, then 300 suspended Apps, each after it settled.
-// scale:     BENCH_OBJECTS suspended Apps exist before the operator starts; it writes a Suspended
-//            status on each. RSS after sync, CPU and time to sync, reconciles (from its /metrics),
-//            then writes and reconciles over BENCH_IDLE_SEC idle seconds.
+// scale:     BENCH_OBJECTS suspended Apps exist before the operator starts (BENCH_OBJECTS=50000
+//            for the chart's 512 Mi); it writes a Suspended status on each. RSS after sync and at
+//            its peak (VmHWM), CPU and time to sync, reconciles (from its /metrics), then writes and
+//            reconciles over BENCH_IDLE_SEC idle seconds; where the memory was at the highest RSS
+//            the operator read itself (bench-memory-sampler.mjs: V8's spaces, external,
+//            ArrayBuffers, the rest), with its cache, queue depth and reconciles then (/metrics).
 // budget:    BENCH_APPS image Apps at clock ×1 to Ready, then deleted, each phase on a fresh rate
 //            window: time, hosting calls per App (GET /me excluded), 429s, early polls.
 // RSS and CPU come from /proc/<pid> of the operator process.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { copyFileSync, createWriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { Registry } from "prom-client";
+import { z } from "zod";
 import { installCrds } from "../src/api/install.ts";
 import { startControlPlane } from "../src/control-plane/control-plane.ts";
 import { Informer, KubeClient, type KubeObject } from "../src/runtime/index.ts";
@@ -55,6 +60,23 @@ const dist = path.resolve(".berth/bench/dist");
 const appsPath = (namespace: string) => `/apis/berth.dev/v1alpha1/namespaces/${namespace}/apps`;
 const appType = { group: "berth.dev", version: "v1alpha1", plural: "apps", kind: "App" };
 const logger = createLogger({ level: "warn" });
+/** The operator's start line names its metrics address. */
+const metricsLine = /metrics (\S+)\)/;
+/** The sampler's reading, in MB: heap spaces, external memory and ArrayBuffers. */
+const memorySample = z.object({
+  at: z.number(),
+  rss: z.number(),
+  heapTotal: z.number(),
+  heapUsed: z.number(),
+  external: z.number(),
+  arrayBuffers: z.number(),
+  spaces: z.record(z.string(), z.number()),
+});
+const memorySamples = z.object({ peak: memorySample, last: memorySample });
+type MemorySamples = z.infer<typeof memorySamples>;
+
+/** Operators started so far: each writes its memory samples to a file of its own. */
+let operatorRuns = 0;
 
 /** The figures the Go controller-runtime operator reached in the issue's run, for comparison. */
 const go = {
@@ -151,6 +173,7 @@ async function footprintAndScale(): Promise<void> {
 async function scale(namespace: string, watched: WatchedApps, flags: string[]): Promise<void> {
   if (flags.length > 0) report("operator node flags", flags.join(" "));
   const operator = await startOperatorProcess([namespace], flags);
+  const following = operator.follow();
   await withTimeout(
     until(async () => watched.suspended() === objects, 600_000),
     610_000,
@@ -158,6 +181,7 @@ async function scale(namespace: string, watched: WatchedApps, flags: string[]): 
   );
   const syncSec = (Date.now() - operator.startedAt) / 1000;
   const syncCpu = await cpuSeconds(operator.pid);
+  const progress = await following.stop();
   await until(async () => (await operator.reconciles()) >= objects, 60_000).catch(() => undefined);
   // Settled: the last writes answered, their watch events in, the heap given back (V8 shrinks it
   // some ten seconds after the operator's collection once its queues are idle).
@@ -166,11 +190,12 @@ async function scale(namespace: string, watched: WatchedApps, flags: string[]): 
   const reconciles = await operator.reconciles();
   report(
     `${objects} suspended Apps: RSS`,
-    `${memory.rss.toFixed(0)} MB ${settleSec} s after sync, peak ${memory.peak.toFixed(0)} MB   (target ≤ 120 MB; Go ${go.rss10k})`,
+    `${memory.rss.toFixed(0)} MB ${settleSec} s after sync, peak ${memory.peak.toFixed(0)} MB   (target ≤ 92 MB, peak ≤ 130 MB; Go ${go.rss10k})`,
   );
   report("  reconciles", `${reconciles}   (target ${objects}, one per object; Go ${go.reconciles10k})`);
   report("  CPU to sync", `${syncCpu.toFixed(1)} s   (target ≤ Go's ${go.cpu10k})`);
   report("  sync time", `${syncSec.toFixed(1)} s from the operator's start   (Go ${go.sync10k})`);
+  report("  settled memory", await operator.memory());
   const writesBefore = watched.updates();
   const cpuBefore = await cpuSeconds(operator.pid);
   await sleep(idleSec * 1000);
@@ -184,7 +209,40 @@ async function scale(namespace: string, watched: WatchedApps, flags: string[]): 
     operator.signal("SIGUSR2");
     await sleep(20_000);
   }
-  await operator.stop();
+  const samples = await operator.stop();
+  if (samples !== undefined) reportPeak(samples, progress, operator.startedAt);
+}
+
+/** Where the memory was at the highest RSS sampled (every 100 ms), and what the operator was doing. */
+function reportPeak(samples: MemorySamples, progress: Progress[], startedAt: number): void {
+  const { peak } = samples;
+  const spaces = Object.entries(peak.spaces)
+    .map(([space, size]) => `${space} ${size.toFixed(0)}`)
+    .join(", ");
+  report(
+    "  at the peak",
+    `RSS ${peak.rss.toFixed(0)} MB at ${((peak.at - startedAt) / 1000).toFixed(1)} s: V8 heap ${peak.heapTotal.toFixed(0)} MB ` +
+      `(${spaces}), used ${peak.heapUsed.toFixed(0)}; external ${peak.external.toFixed(0)} MB ` +
+      `(ArrayBuffers ${peak.arrayBuffers.toFixed(0)}); other ${(peak.rss - peak.heapTotal - peak.external).toFixed(0)} MB`,
+  );
+  const near = progress.reduce<Progress | undefined>(
+    (best, p) => (best === undefined || Math.abs(p.at - peak.at) < Math.abs(best.at - peak.at) ? p : best),
+    undefined,
+  );
+  const last = progress.at(-1);
+  if (last !== undefined && peak.at > last.at + 5000)
+    report("  … its work then", "none: the sync was over (the peak is a collection after it)");
+  else if (near !== undefined)
+    report(
+      "  … its work then",
+      `${near.cached} Apps cached (listed), ${near.queued} keys queued, ${near.reconciles} reconciles done ` +
+        `(/metrics at ${((near.at - startedAt) / 1000).toFixed(1)} s)`,
+    );
+  const highest = progress.reduce((most, p) => Math.max(most, p.queued), 0);
+  report(
+    "  … during the sync",
+    `queue depth at most ${highest}; RSS every 5 s: ${progress.map((p) => p.rssMb.toFixed(0)).join(" ")}`,
+  );
 }
 
 async function budget(): Promise<void> {
@@ -289,15 +347,34 @@ interface OperatorProcess {
   reconciles(): Promise<number>;
   /** Where its memory is: RSS by kind (/proc), V8's heap and external memory (its /metrics). */
   memory(): Promise<string>;
+  /** Its work while it syncs, read from /metrics every 5 s until `stop` is called. */
+  follow(): { stop(): Promise<Progress[]> };
   signal(name: NodeJS.Signals): void;
-  stop(): Promise<void>;
+  /** Stops it; resolves with its own memory samples (bench-memory-sampler.mjs). */
+  stop(): Promise<MemorySamples | undefined>;
+}
+
+/** The operator's work at one moment, from its /metrics. */
+interface Progress {
+  at: number;
+  rssMb: number;
+  /** Keys waiting in the App controller's queue. */
+  queued: number;
+  /** Apps in its cache (listed so far). */
+  cached: number;
+  reconciles: number;
 }
 
 async function startOperatorProcess(namespaces: string[], flags: string[] = []): Promise<OperatorProcess> {
   const startedAt = Date.now();
+  operatorRuns += 1;
+  const memoryFile = path.join(dist, "..", `memory-${process.pid}-${operatorRuns}.json`);
+  // A fixed port, so its metrics can be followed before it has synced (and said where they are).
+  const metricsUrl = `http://127.0.0.1:${await freePort()}/metrics`;
   const child: ChildProcess = spawn(
     process.execPath,
     [
+      `--import=${path.resolve("scripts/bench-memory-sampler.mjs")}`,
       ...flags,
       path.join(dist, "main.js"),
       "operator",
@@ -305,32 +382,38 @@ async function startOperatorProcess(namespaces: string[], flags: string[] = []):
       controlPlane.kubeconfigPath,
       ...namespaces.flatMap((n) => ["--namespace", n]),
       "--metrics-addr",
-      "127.0.0.1:0",
+      new URL(metricsUrl).host,
       "--metrics-secure=false",
       "--health-addr",
       "127.0.0.1:0",
       "--log-level",
       process.env.BENCH_LOG_LEVEL ?? "warn",
     ],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } },
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NODE_OPTIONS: "", BENCH_MEMORY_FILE: memoryFile },
+    },
   );
   // Its log (stderr) goes to a file beside the build.
   child.stderr?.pipe(createWriteStream(path.join(dist, "..", `operator-${child.pid}.log`)));
+  // Its stdout (the start line; what flags such as --trace-gc print) too.
+  const out = createWriteStream(path.join(dist, "..", `operator-${child.pid}.out`));
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
+    if (!metricsLine.test(output)) output += chunk.toString();
+    out.write(chunk);
   });
-  await until(async () => /metrics (\S+)\)/.test(output) || child.exitCode !== null, 600_000);
-  const metricsUrl = /metrics (\S+)\)/.exec(output)?.[1];
-  if (metricsUrl === undefined) throw new Error(`the operator exited: ${output}`);
+  const metrics = async () => (await fetch(metricsUrl)).text();
+  await until(async () => (await metrics().catch(() => "")) !== "" || child.exitCode !== null, 600_000);
+  if (child.exitCode !== null) throw new Error(`the operator exited: ${output}`);
   return {
     pid: child.pid,
     startedAt,
     async reconciles() {
-      return sumOf(await (await fetch(metricsUrl)).text(), "controller_runtime_reconcile_total");
+      return sumOf(await metrics(), "controller_runtime_reconcile_total");
     },
     async memory() {
-      const text = await (await fetch(metricsUrl)).text();
+      const text = await metrics();
       const mb = (name: string) => `${(sumOf(text, name) / 2 ** 20).toFixed(0)} MB`;
       const { rss, anon, file } = await residentMb(child.pid);
       const spaces = [...text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="(\w+)"\} (\S+)$/gm)]
@@ -342,16 +425,56 @@ async function startOperatorProcess(namespaces: string[], flags: string[] = []):
         `external ${mb("nodejs_external_memory_bytes")}`
       );
     },
+    follow() {
+      const seen: Progress[] = [];
+      let following = true;
+      const done = (async () => {
+        while (following) {
+          const text = await metrics().catch(() => "");
+          if (text !== "")
+            seen.push({
+              at: Date.now(),
+              rssMb: (await residentMb(child.pid)).rss,
+              queued: sumOf(text, "workqueue_depth", 'name="app"'),
+              cached: sumOf(text, "berth_resources", 'kind="App"'),
+              reconciles: sumOf(text, "controller_runtime_reconcile_total", 'controller="app"'),
+            });
+          // Not more often: a scrape costs the operator 10–30 ms of CPU (its gauges count the cache).
+          await sleep(5000);
+        }
+      })();
+      return {
+        async stop() {
+          following = false;
+          await done;
+          return seen;
+        },
+      };
+    },
     signal: (name) => child.kill(name),
-    stop: () => stopChild(child),
+    async stop() {
+      await stopChild(child);
+      const text = await readFile(memoryFile, "utf8").catch(() => undefined);
+      return text === undefined ? undefined : memorySamples.parse(JSON.parse(text));
+    },
   };
 }
 
-/** The sum of a metric's samples in a Prometheus text exposition. */
-function sumOf(text: string, metric: string): number {
+/** A TCP port free at the moment. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** The sum of a metric's samples in a Prometheus text exposition (those whose labels hold `label`). */
+function sumOf(text: string, metric: string, label = ""): number {
   let total = 0;
-  for (const [, value] of text.matchAll(new RegExp(`^${metric}(?:\\{[^}]*\\})? (\\S+)$`, "gm")))
-    total += Number(value);
+  for (const [, labels, value] of text.matchAll(new RegExp(`^${metric}(\\{[^}]*\\})? (\\S+)$`, "gm")))
+    if ((labels ?? "").includes(label)) total += Number(value);
   return total;
 }
 

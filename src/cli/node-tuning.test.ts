@@ -15,6 +15,8 @@ describe("tunedStart", () => {
         "/usr/bin/node",
         "--max-opt=2",
         "--no-concurrent-recompilation",
+        "--max-semi-space-size=8",
+        "--heap-growing-percent=20",
         "--enable-source-maps",
         "/app/main.js",
         "operator",
@@ -34,11 +36,19 @@ describe("tunedStart", () => {
 
   it("keeps what the user chose: their flag of the same name and their environment win", () => {
     const tuned = tunedStart("operator", node(["--max-opt=4"], { MALLOC_ARENA_MAX: "8" }));
-    expect(tuned?.args.slice(0, 3)).toEqual([
+    expect(tuned?.args.slice(0, 5)).toEqual([
       "/usr/bin/node",
       "--no-concurrent-recompilation",
+      "--max-semi-space-size=8",
+      "--heap-growing-percent=20",
       "--max-opt=4",
     ]);
     expect(tuned?.env.MALLOC_ARENA_MAX).toBe("8");
+  });
+
+  it("leaves a flag the user set in NODE_OPTIONS to them", () => {
+    const tuned = tunedStart("operator", node([], { NODE_OPTIONS: "--max-semi-space-size=16  --trace-gc" }));
+    expect(tuned?.args).not.toContain("--max-semi-space-size=8");
+    expect(tuned?.args).toContain("--heap-growing-percent=20");
   });
 });

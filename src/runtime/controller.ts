@@ -293,12 +293,17 @@ export class Controller {
 
   async #reconcileOne(key: string, hold: WorkerHold): Promise<Outcome> {
     const { namespace, name } = parseKey(key);
-    const logger = this.#logger.child({ key });
+    const parent = this.#logger;
+    let logger: Logger | undefined;
     try {
       return await this.#options.reconcile(
         { key, namespace, name },
         {
-          logger,
+          // Made when first used: a pino child costs more than most reconciles that never log.
+          get logger() {
+            logger ??= parent.child({ key });
+            return logger;
+          },
           signal: this.#abort.signal,
           wrote: (written) => this.#recordOwnWrite(key, written.metadata.resourceVersion),
           whileWaiting: (answer) => hold.whileWaiting(answer),

@@ -58,4 +58,5 @@ export { controllerRateLimiter, type RateLimiter } from "./rate-limiter.ts";
 export type { Certificate } from "./self-signed.ts";
 export { patchStatus, type StatusPatchResult } from "./status.ts";
 export { Store, type StoreHandlers } from "./store.ts";
+export { StringPool } from "./string-pool.ts";
 export { WorkQueue, type WorkQueueOptions } from "./workqueue.ts";

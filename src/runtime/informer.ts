@@ -5,6 +5,7 @@ import type { KubeClient } from "./kube-client.ts";
 import type { KubeObject, ResourceType } from "./object.ts";
 import { Reflector, type ReflectorOptions } from "./reflector.ts";
 import { Store, type StoreHandlers } from "./store.ts";
+import { StringPool } from "./string-pool.ts";
 
 export interface InformerOptions
   extends Pick<
@@ -41,11 +42,14 @@ export class Informer implements ObjectCache {
     this.store = new Store(options.logger);
     const scopes =
       namespaces === undefined || namespaces.length === 0 ? [undefined] : [...new Set(namespaces)];
+    // One pool for the store its reflectors fill.
+    const strings = new StringPool();
     this.#reflectors = scopes.map(
       (namespace) =>
         new Reflector({
           ...shared,
           store: this.store,
+          strings,
           logger: options.logger.child({ resource: options.type.plural, namespace: namespace ?? "*" }),
           ...(namespace === undefined ? {} : { namespace }),
         }),

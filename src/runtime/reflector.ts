@@ -13,6 +13,7 @@ import {
   type ResourceType,
   resourceLabel,
 } from "./object.ts";
+import type { StringPool } from "./string-pool.ts";
 import { delay, randomBetween } from "./timers.ts";
 
 /** Where a reflector puts what it lists and watches: an informer's Store, or a cache that keeps less. */
@@ -68,6 +69,8 @@ export interface ReflectorOptions {
   resourceVersion?: string;
   /** Applied to every object before it is stored; by default `stripForCache`. */
   transform?: (object: KubeObject) => KubeObject;
+  /** Where the stored objects' repeated strings are kept once (see StringPool); none when undefined. */
+  strings?: StringPool;
 }
 
 const listSchema = z.object({
@@ -313,7 +316,8 @@ export class Reflector {
     const object = asKubeObject(raw);
     object.apiVersion ??= apiVersionOf(this.#options.type);
     if (kind !== undefined) object.kind ??= kind;
-    return (this.#options.transform ?? stripForCache)(object);
+    const kept = (this.#options.transform ?? stripForCache)(object);
+    return this.#options.strings?.internObject(kept) ?? kept;
   }
 
   #inScope(object: KubeObject): boolean {

@@ -1,3 +1,5 @@
+import { StringPool } from "../../runtime/index.ts";
+
 /** A key's rate limit as its client knows it. */
 export interface KeyBudget {
   limit: number;
@@ -42,6 +44,9 @@ interface Entry {
   warned: boolean;
 }
 
+/** A resource's key before its first call: no limit known yet (shared by every such resource). */
+const unknownBudget: KeyBudget = Object.freeze({ limit: Number.POSITIVE_INFINITY, windowMs: 60_000 });
+
 /** States remembered per resource, so a resource cycling through a few states makes no progress. */
 const rememberedStates = 8;
 
@@ -54,6 +59,8 @@ export class ResourceBudget {
   readonly #share: number;
   readonly #now: () => number;
   readonly #entries = new Map<string, Entry>();
+  /** Most resources stand in the same few states: their inputs and digests are kept once. */
+  readonly #strings = new StringPool(256);
 
   /** `share` 0 turns the cap off. */
   constructor(share: number, now: () => number) {
@@ -105,10 +112,10 @@ export class ResourceBudget {
       !entry.learned.includes(state.learned);
     entry.generation = state.generation;
     entry.deleting = state.deleting;
-    entry.inputs = state.inputs;
+    entry.inputs = this.#strings.intern(state.inputs);
     if (!progress) return false;
-    entry.learned.push(state.learned);
-    if (entry.learned.length > rememberedStates) entry.learned.shift();
+    // A new array of the exact length: pushing to an empty one would reserve room for 17, per resource.
+    entry.learned = [...entry.learned.slice(1 - rememberedStates), this.#strings.intern(state.learned)];
     entry.sends = [];
     entry.warned = false;
     return true;
@@ -124,7 +131,7 @@ export class ResourceBudget {
       entry = {
         credentialId: "",
         sends: [],
-        budget: { limit: Number.POSITIVE_INFINITY, windowMs: 60_000 },
+        budget: unknownBudget,
         generation: undefined,
         deleting: false,
         inputs: "",

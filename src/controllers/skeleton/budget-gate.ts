@@ -108,6 +108,8 @@ const requestAnnotations = [
 
 function requestsOf(resource: Tracked): string {
   const present = resource.metadata.annotations ?? {};
+  // Most resources carry none: no digest to compute, twice a reconcile.
+  if (!requestAnnotations.some((name) => present[name] !== undefined)) return "";
   return shortHash(requestAnnotations.map((name) => present[name] ?? ""));
 }
 

@@ -93,7 +93,11 @@ export function kindReconciler<
       dueAt: converged.plan.dueAt,
     };
     const entry: Kept<M> = { memory: kind.remember(schedule.knowledge), readySeen };
-    kept.set(key, uid, entry);
+    // Met for the first time and nothing read or called (a suspended resource, say): nothing is kept,
+    // the next reconcile starts as fresh as this one did.
+    const learnedNothing = memory === undefined && observation.connection === undefined;
+    if (learnedNothing) kept.forget(key);
+    else kept.set(key, uid, entry);
     if (converged.interrupted !== undefined) throw converged.interrupted.error;
     // Leadership was lost: the next leader reads afresh; this one writes nothing more.
     if (context.signal.aborted) return Outcome.done();
@@ -126,6 +130,7 @@ export function kindReconciler<
       now,
     });
     entry.readySeen = seen;
+    if (seen && !readySeen && learnedNothing) kept.set(key, uid, entry);
     learnProgress(deps, kind.type, key, latest, status);
     return requeue({
       settings: deps.settings,
