@@ -2,7 +2,13 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../telemetry/logger.ts";
 import { createControllerMetrics, createWorkqueueMetrics } from "../telemetry/metrics.ts";
-import { Controller, type ReconcileContext, type Reconciler, type Source } from "./controller.ts";
+import {
+  Controller,
+  type ControllerOptions,
+  type ReconcileContext,
+  type Reconciler,
+  type Source,
+} from "./controller.ts";
 import type { KubeObject } from "./object.ts";
 import { Outcome } from "./outcome.ts";
 import { Store } from "./store.ts";
@@ -40,7 +46,12 @@ function recording(blockAt: number) {
   return { runs, release: blocked.open, reconcile };
 }
 
-function controller(store: Store, reconcile: Reconciler, concurrency = 4) {
+function controller(
+  store: Store,
+  reconcile: Reconciler,
+  concurrency = 4,
+  options: Partial<ControllerOptions> = {},
+) {
   const registry = new Registry();
   const metrics = {
     controller: createControllerMetrics(registry),
@@ -55,6 +66,7 @@ function controller(store: Store, reconcile: Reconciler, concurrency = 4) {
       logger,
       metrics,
       concurrency,
+      ...options,
     }),
   };
 }
@@ -365,18 +377,7 @@ describe("Controller", () => {
       finished.push(key);
       return Outcome.done();
     };
-    const c = new Controller({
-      name: "widgets",
-      informer: source(store),
-      reconcile,
-      logger,
-      metrics: {
-        controller: createControllerMetrics(new Registry()),
-        workqueue: createWorkqueueMetrics(new Registry()),
-      },
-      concurrency: 1,
-      maxInFlight: 2,
-    });
+    const { controller: c } = controller(store, reconcile, 1, { maxInFlight: 2 });
     await c.start();
     // One worker, yet two reconciles wait on answers side by side; the third waits for a place.
     await until(() => started.length === 2);
@@ -398,18 +399,7 @@ describe("Controller", () => {
       finished.push(key);
       return Outcome.done();
     };
-    const c = new Controller({
-      name: "widgets",
-      informer: source(store),
-      reconcile,
-      logger,
-      metrics: {
-        controller: createControllerMetrics(new Registry()),
-        workqueue: createWorkqueueMetrics(new Registry()),
-      },
-      concurrency: 1,
-      maxInFlight: 2,
-    });
+    const { controller: c } = controller(store, reconcile, 1, { maxInFlight: 2 });
     await c.start();
     await until(() => finished.length === 1);
     await c.stop();
@@ -428,18 +418,7 @@ describe("Controller", () => {
       finished.push(key);
       return Outcome.done();
     };
-    const c = new Controller({
-      name: "widgets",
-      informer: source(store),
-      reconcile,
-      logger,
-      metrics: {
-        controller: createControllerMetrics(new Registry()),
-        workqueue: createWorkqueueMetrics(new Registry()),
-      },
-      concurrency: 1,
-      maxInFlight: 2,
-    });
+    const { controller: c } = controller(store, reconcile, 1, { maxInFlight: 2 });
     await c.start();
     await until(() => finished.length === 2);
     await c.stop();
@@ -449,18 +428,7 @@ describe("Controller", () => {
     const store = new Store(logger);
     for (const name of ["a", "b"]) store.upsert(object(name, "1"));
     const { runs, release, reconcile } = recording(1);
-    const c = new Controller({
-      name: "widgets",
-      informer: source(store),
-      reconcile,
-      logger,
-      metrics: {
-        controller: createControllerMetrics(new Registry()),
-        workqueue: createWorkqueueMetrics(new Registry()),
-      },
-      concurrency: 1,
-      maxInFlight: 4,
-    });
+    const { controller: c } = controller(store, reconcile, 1, { maxInFlight: 4 });
     await c.start();
     await until(() => runs.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 50));
