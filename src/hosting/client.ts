@@ -155,6 +155,13 @@ function operations(core: ClientCore, scope: CallScope) {
      */
     scoped: (next: Omit<CallScope, "begun">) => operations(core, { ...next, begun: { admitted: false } }),
 
+    /**
+     * Awaits an answer another call is getting for this view, the way its own calls await theirs
+     * (a reconcile gives its worker back meanwhile).
+     */
+    awaitShared: <T>(answer: Promise<T>): Promise<T> =>
+      scope.whileWaiting === undefined ? answer : scope.whileWaiting(answer),
+
     /** The credential's rate limit: requests per window, as the service last said. */
     rateLimit: () => ({
       limit: credentialLimiter.limit,

@@ -74,11 +74,13 @@ export interface Reads {
   status: boolean;
   build: boolean;
   /**
-   * Only a periodic drift check is due on an App that is not in progress: the reads go after
-   * user-driven work. An App still on its way to Ready (created, changed, restarted) is a person's
-   * change in progress: its reads, drift included, stay user work until it is Ready.
+   * The App is settled and no one asked for these reads (a drift check, or its status read the
+   * budget turned away): they go after user-driven work. An App still on its way to Ready
+   * (created, changed, restarted) is a person's change in progress: its reads stay user work.
    */
   background: boolean;
+  /** A drift check came due while the App is polled on its way to Ready: it is put off an interval. */
+  driftPostponed: boolean;
   /**
    * Nothing is known in memory, but status says the App is settled (a restart): schedule its first
    * read at a random point within the drift interval rather than reading every App at once.
@@ -92,6 +94,7 @@ export const noReads: Reads = {
   status: false,
   build: false,
   background: false,
+  driftPostponed: false,
   spreadFirstRead: false,
 };
 
@@ -179,8 +182,10 @@ export function scheduleReads(
   const { statusPollMs, buildPollMs, actions } = plan;
   const { reads, changedByCall } = knowledge;
   const next = { ...knowledge };
+  // A drift check's status read the budget turned away stays due (see `readService`).
+  const statusUnread = reads.background && knowledge.statusDueAt !== undefined;
   // A lookup that found the app learned it anew too: its status is read next, at once.
-  if (reads.status || reads.build || reads.lookup || changedByCall.status) {
+  if (!statusUnread && (reads.status || reads.build || reads.lookup || changedByCall.status)) {
     // A status taken from a call's answer (create, start…) is confirmed by a read once the app
     // should be running: not at once, and not after a long wait.
     const wait =
@@ -191,8 +196,8 @@ export function scheduleReads(
   }
   if (reads.build || changedByCall.build)
     next.buildDueAt = buildPollMs === undefined ? undefined : now + buildPollMs;
-  // Known from a create or a lookup rather than a read: the drift checks start from now.
-  if (next.driftDueAt === undefined && next.external.app !== undefined) {
+  // Known from a create or a lookup rather than a read, or a check put off: drift counts from now.
+  if ((next.driftDueAt === undefined || reads.driftPostponed) && next.external.app !== undefined) {
     next.driftDueAt = now + timing.driftMs();
   }
   const claimed = actions.some((action) => action.type === "claim");

@@ -1,7 +1,7 @@
 import type { App } from "../../api/app.ts";
 import type { Intent } from "../../api/intents.ts";
 import { appNames, finalizer, gridNames, projectNames } from "../../api/meta.ts";
-import type { CallOptions, App as ServiceApp, WithMetadata } from "../../hosting/index.ts";
+import type { CallOptions, HostingClient, App as ServiceApp, WithMetadata } from "../../hosting/index.ts";
 import { isHostingError } from "../../hosting/index.ts";
 import { connectFailure } from "../service/connect.ts";
 import { type ControllerDeps, credentialsFor, resourceTypeOf, secretLookup } from "../service/deps.ts";
@@ -18,6 +18,7 @@ import type { Observation } from "../skeleton/kind.ts";
 import { jittered } from "../skeleton/schedule.ts";
 import { afterFailedRead, buildLogDue, failedStepTail } from "./build-log.ts";
 import { appName, desiredApp } from "./desired.ts";
+import { type DriftListings, sameApp } from "./drift-listing.ts";
 import type { AppKnowledge, AppMemory } from "./memory.ts";
 import { readsDue } from "./reads.ts";
 import { secretDigest } from "./secret-digest.ts";
@@ -31,6 +32,7 @@ export async function observeApp(
   deps: ControllerDeps,
   app: App,
   memory: AppMemory,
+  listings?: DriftListings,
 ): Promise<Observation<AppKnowledge>> {
   const knowledge: AppKnowledge = {
     ...memory,
@@ -95,7 +97,7 @@ export async function observeApp(
     scopeProblem(connection.me, ["apps:read"], "read the app");
   if (refused !== undefined) return fail(result, refused);
   try {
-    await readService(deps, app, knowledge, connection, projectId);
+    await readService(deps, app, knowledge, connection, projectId, listings);
     // A move in doubt is settled before another is considered.
     if (pendingIntent(app.status, "moveApp") === undefined)
       await probeMoveOwner(knowledge, connection, projectId, reads.app);
@@ -188,6 +190,7 @@ async function readService(
   knowledge: AppKnowledge,
   { client }: Connection,
   projectId: string,
+  listings: DriftListings | undefined,
 ): Promise<void> {
   const { reads, external } = knowledge;
   const options: CallOptions = { priority: reads.background ? "background" : "user" };
@@ -235,11 +238,34 @@ async function readService(
   }
   // Where the app was last seen; a move this process did not hear the answer to may have acted.
   const seenIn = external.app?.projectId ?? app.status?.projectId ?? projectId;
+  /** False when the app is gone. */
+  const readStatus = async (): Promise<boolean> => {
+    try {
+      // A drift check's status read turned away by the budget stays due (drift stretches, not skips).
+      if (reads.background) knowledge.statusDueAt ??= now;
+      const status = await client.getAppStatus(external.app?.projectId ?? seenIn, appId, options);
+      note(status.$metadata);
+      external.status = status;
+      knowledge.statusDueAt = undefined;
+      return true;
+    } catch (error) {
+      if (!isHostingError(error) || error.code !== "not_found") throw error;
+      if (error.requestId !== undefined) knowledge.requestId = error.requestId;
+      // Gone means nothing is known of it: the plan then decides afresh instead of waiting on it.
+      external.gone = true;
+      external.app = undefined;
+      external.status = undefined;
+      return false;
+    }
+  };
   if (reads.app) {
     try {
-      const read = await readAppIn([seenIn, projectId], (where) => client.getApp(where, appId, options));
-      note(read.$metadata);
-      external.app = read;
+      const listed = await fromListing(knowledge, listings, client, projectId, seenIn, now);
+      if (!listed) {
+        const read = await readAppIn([seenIn, projectId], (where) => client.getApp(where, appId, options));
+        note(read.$metadata);
+        external.app = read;
+      }
       external.gone = false;
     } catch (error) {
       if (!isHostingError(error) || error.code !== "not_found") throw error;
@@ -253,22 +279,7 @@ async function readService(
     knowledge.readGeneration = app.metadata.generation ?? 0;
     knowledge.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
   }
-  if (reads.status) {
-    try {
-      const status = await client.getAppStatus(external.app?.projectId ?? seenIn, appId, options);
-      note(status.$metadata);
-      external.status = status;
-      knowledge.statusDueAt = undefined;
-    } catch (error) {
-      if (!isHostingError(error) || error.code !== "not_found") throw error;
-      if (error.requestId !== undefined) knowledge.requestId = error.requestId;
-      // Gone means nothing is known of it: the plan then decides afresh instead of waiting on it.
-      external.gone = true;
-      external.app = undefined;
-      external.status = undefined;
-      return;
-    }
-  }
+  if (reads.status && !(await readStatus())) return;
   const buildId = external.app?.buildId ?? app.status?.build?.id;
   if (reads.build && buildId !== undefined) {
     const build = await client.getBuild(buildId, options);
@@ -278,6 +289,26 @@ async function readService(
   }
 }
 
+/**
+ * A drift check of a settled App from its project's shared listing: taken only when the listing
+ * shows the app as last known (a difference, or a listing that misses the app, is read on its own
+ * before anything acts on it). True when the listing answered the check.
+ */
+async function fromListing(
+  knowledge: AppKnowledge,
+  listings: DriftListings | undefined,
+  client: HostingClient,
+  projectId: string,
+  seenIn: string,
+  now: number,
+): Promise<boolean> {
+  const known = knowledge.external.app;
+  const { driftDueAt, reads } = knowledge;
+  if (listings === undefined || !reads.background || known === undefined || seenIn !== projectId)
+    return false;
+  const listed = await listings.read(client, projectId, known.id, driftDueAt ?? now);
+  return listed !== undefined && sameApp(listed, known);
+}
 /**
  * A move whose outcome is unknown: the app is looked for in the two projects the move named (never
  * the project the spec names now), its new one first.

@@ -45,14 +45,29 @@ describe("readsDue", () => {
     });
   });
 
-  it("reads only the status when its poll is due", () => {
+  it("reads only the status when its poll is due, after user work once the App is settled", () => {
     const reads = readsDue(anApp({}, { status: readyStatus }), known({ statusDueAt: now }), now);
-    expect(reads).toMatchObject({ app: false, status: true, background: false });
+    expect(reads).toMatchObject({ app: false, status: true, background: true });
+    const creating = { ...readyStatus, conditions: [{ ...readyCondition, status: "False" as const }] };
+    const polled = readsDue(anApp({}, { status: creating }), known({ statusDueAt: now }), now);
+    expect(polled).toMatchObject({ app: false, status: true, background: false });
   });
 
   it("reads app and status at low priority when only the drift check is due", () => {
     const reads = readsDue(anApp({}, { status: readyStatus }), known({ driftDueAt: now - 1 }), now);
     expect(reads).toMatchObject({ app: true, status: true, background: true });
+  });
+
+  it("puts off the drift check of an App polled on its way to Ready: only its due poll is read", () => {
+    const creating = { ...readyStatus, conditions: [{ ...readyCondition, status: "False" as const }] };
+    const polled = known({ driftDueAt: now - 1, statusDueAt: now + 1000 });
+    expect(readsDue(anApp({}, { status: creating }), polled, now)).toMatchObject({
+      app: false,
+      status: false,
+      driftPostponed: true,
+    });
+    const settled = readsDue(anApp({}, { status: readyStatus }), polled, now);
+    expect(settled).toMatchObject({ app: true, background: true, driftPostponed: false });
   });
 
   it("reads at user priority while the App is on its way to Ready, even when its drift check is due", () => {

@@ -38,7 +38,11 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
     if (settled) return { ...noReads, spreadFirstRead: true };
   }
   const specChanged = memory.readGeneration !== generation;
-  const drift = memory.driftDueAt !== undefined && memory.driftDueAt <= now;
+  const driftDue = memory.driftDueAt !== undefined && memory.driftDueAt <= now;
+  // Polled on its way to Ready, an App's drift check waits: its polls read it, and checks of many
+  // Apps in progress at user priority would take the budget their polls need.
+  const driftPostponed = driftDue && memory.statusDueAt !== undefined && inProgress(app, generation);
+  const drift = driftDue && !driftPostponed;
   const full = known.app === undefined || specChanged || requested || drift;
   const buildId = known.app?.buildId ?? app.status?.build?.id;
   const buildUnfinished =
@@ -53,8 +57,8 @@ export function readsDue(app: App, memory: AppMemory, now: number): Reads {
     app: full,
     status: full || status,
     build,
-    background:
-      drift && known.app !== undefined && !specChanged && !requested && !inProgress(app, generation),
+    background: known.app !== undefined && !specChanged && !requested && !inProgress(app, generation),
+    driftPostponed,
   };
 }
 

@@ -3,6 +3,7 @@ import type { Reconciler } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import { kindReconciler } from "../skeleton/kind-reconciler.ts";
 import { jittered } from "../skeleton/schedule.ts";
+import { DriftListings } from "./drift-listing.ts";
 import { appType } from "./kind.ts";
 import { learnApp } from "./learn.ts";
 import { newAppMemory, type ReadTiming, rememberApp, scheduleReads } from "./memory.ts";
@@ -19,10 +20,12 @@ export function appReconciler(deps: ControllerDeps): Reconciler {
     startingMs: polls.startingMs,
     driftMs: () => jittered(deps.settings.driftIntervalMs, deps.random),
   };
+  const listings = new DriftListings(deps.now, () => deps.settings.driftIntervalMs);
   return kindReconciler(deps, {
     type: appType,
     schema: appSchema,
-    observe: (app, memory, hosting) => observeApp({ ...deps, hosting }, app, memory ?? newAppMemory(app)),
+    observe: (app, memory, hosting) =>
+      observeApp({ ...deps, hosting }, app, memory ?? newAppMemory(app), listings),
     ...appPlans(polls),
     perform: performApp(polls),
     learn: learnApp,
