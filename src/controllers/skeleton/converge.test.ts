@@ -10,6 +10,7 @@ import type { Connection } from "../service/hosting-access.ts";
 import { converge } from "./converge.ts";
 import { type IntentCall, intentCall, type Settlement } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Failed, Kind, ObjectFact } from "./kind.ts";
+import { ObjectWrites } from "./object-writes.ts";
 
 // A toy kind: it wants `want` things made, one `make` call each; the skeleton adds the finalizer first.
 // `spec.spend` asks for one call that spends (`spend`, with an intent); deleting, it releases.
@@ -44,6 +45,7 @@ const schema = z.object({
     .optional(),
 });
 type Toy = z.infer<typeof schema>;
+const toyType = { group: "test", version: "v1", plural: "toys", kind: "Toy" };
 
 interface Behaviour {
   failOn?: number;
@@ -61,7 +63,7 @@ function toyKind(behaviour: Behaviour) {
   const seenIntents: (Intent[] | undefined)[] = [];
   const settled: Intent[] = [];
   const kind: Kind<Toy, object, Knowledge, Action, Fact, BasePlan<Action> & { made: number[] }> = {
-    type: { group: "test", version: "v1", plural: "toys", kind: "Toy" },
+    type: toyType,
     schema,
     ...(behaviour.rounds === undefined ? {} : { rounds: behaviour.rounds }),
     observe: async () => {
@@ -188,6 +190,7 @@ function start(want: number, metadata: Record<string, unknown> = {}) {
       knowledge,
       connection: undefined,
       now: new Date(0),
+      writes: new ObjectWrites(deps, { type: toyType, schema }),
     },
   };
 }
@@ -366,7 +369,7 @@ function intentStart(options: {
       knowledge,
       connection,
       now,
-      onWrite: (_: KubeObject, written: KubeObject) => writes.push(written),
+      writes: new ObjectWrites(deps, { type: toyType, schema }, (_, written) => writes.push(written)),
     },
   };
 }
