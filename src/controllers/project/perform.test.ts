@@ -6,7 +6,7 @@ import type { ControllerDeps } from "../service/deps.ts";
 import { converge } from "../skeleton/converge.ts";
 import { createIntent } from "../skeleton/intents.ts";
 import type { ObjectFact } from "../skeleton/kind.ts";
-import { ObjectWrites } from "../skeleton/object-writes.ts";
+
 import type { ProjectAction, ProjectFact } from "./actions.ts";
 import { me as ownerKey, projectKnowledge, aProject as projectWith } from "./builders.test-support.ts";
 import type { ProjectKnowledge } from "./memory.ts";
@@ -181,7 +181,7 @@ describe("Project through converge", () => {
           knowledge: known,
           connection: { client, me },
           now,
-          writes: new ObjectWrites(deps, kind),
+          writes: { kube: deps.kube, recorder: deps.recorder, kind },
         });
       },
     };

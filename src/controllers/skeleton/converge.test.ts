@@ -10,7 +10,6 @@ import type { Connection } from "../service/hosting-access.ts";
 import { converge } from "./converge.ts";
 import { type IntentCall, intentCall, type Settlement } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Failed, Kind, ObjectFact } from "./kind.ts";
-import { ObjectWrites } from "./object-writes.ts";
 
 // A toy kind: it wants `want` things made, one `make` call each; the skeleton adds the finalizer first.
 // `spec.spend` asks for one call that spends (`spend`, with an intent); deleting, it releases.
@@ -190,7 +189,7 @@ function start(want: number, metadata: Record<string, unknown> = {}) {
       knowledge,
       connection: undefined,
       now: new Date(0),
-      writes: new ObjectWrites(deps, { type: toyType, schema }),
+      writes: { kube: deps.kube, recorder: deps.recorder, kind: { type: toyType, schema } },
     },
   };
 }
@@ -369,7 +368,12 @@ function intentStart(options: {
       knowledge,
       connection,
       now,
-      writes: new ObjectWrites(deps, { type: toyType, schema }, (_, written) => writes.push(written)),
+      writes: {
+        kube: deps.kube,
+        recorder: deps.recorder,
+        kind: { type: toyType, schema },
+        onWrite: (_: KubeObject, written: KubeObject) => writes.push(written),
+      },
     },
   };
 }

@@ -1,26 +1,14 @@
-import type { Intent } from "../../api/intents.ts";
-import { type HostingError, isHostingError } from "../../hosting/index.ts";
 import type { KubeObject } from "../../runtime/index.ts";
-import type { ControllerDeps } from "../service/deps.ts";
-import { describeFailedAction, type Failure } from "../service/failure.ts";
-import type { Connection } from "../service/hosting-access.ts";
-import { identityOf } from "../service/ownership.ts";
-import { type Decided, hasWork, planFor } from "./cleanup.ts";
-import { underIntent, withIntents, withRecorded } from "./intents.ts";
-import type { Action, BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from "./kind.ts";
-import type { ObjectWrites } from "./object-writes.ts";
+import type { Failure } from "../service/failure.ts";
+import { hasWork, planFor } from "./cleanup.ts";
+import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
+import { type Progress, performRound, type RoundStart, type Stop } from "./round.ts";
 import { settleIntents } from "./settlement.ts";
 
 /** Where one reconcile starts acting from. */
-export interface ConvergeStart<R, K> {
-  deps: ControllerDeps;
-  object: KubeObject;
+export interface ConvergeStart<R, K> extends RoundStart<R> {
   resource: R;
   knowledge: K;
-  connection: Connection | undefined;
-  now: Date;
-  /** This reconcile's writes to its object before the final status write. */
-  writes: ObjectWrites<R>;
 }
 
 /** Where it left off: the object (undefined once released), what is known, and the plan whose status is written. */
@@ -35,35 +23,6 @@ export interface Converged<R, K, P> {
   /** Not the service's error (a Kubernetes write failed): rethrown once what was learned is kept. */
   interrupted?: { error: unknown };
 }
-
-const objectFacts = new Set<string>(["answered", "recorded"] satisfies ObjectFact["type"][]);
-
-function isObjectFact<F>(fact: F | ObjectFact): fact is ObjectFact {
-  return objectFacts.has((fact as { type?: unknown }).type as string);
-}
-
-/** What one reconcile has come to so far: written, learned, and the intents as they stand. */
-interface Progress<R, K> {
-  object: KubeObject;
-  resource: R;
-  knowledge: K;
-  intents: Intent[];
-}
-
-/** The parts of a kind that carry out its plan. */
-type Acting<R extends Resource, K, A extends Action, F> = Pick<
-  Kind<R, unknown, K & BaseKnowledge, A, F, BasePlan<A>>,
-  "type" | "schema" | "externalId" | "perform" | "learn" | "doing"
->;
-
-/** Why the rounds stopped early. */
-type Stop =
-  /** A call failed: what it taught is learned, and the plan made after it is written. */
-  | { failure: Failure }
-  /** Not the service's error (a Kubernetes write failed): rethrown once what was learned is kept. */
-  | { interrupted: { error: unknown } }
-  /** The finalizer is gone: the object is going away and nothing more is written. */
-  | { released: true };
 
 /**
  * Settle Pending intents → plan → perform → learn → plan, for up to `kind.rounds` rounds, stopping
@@ -102,73 +61,4 @@ export async function converge<
     failure: stop !== undefined && "failure" in stop ? stop.failure : undefined,
     ...(stop !== undefined && "interrupted" in stop ? { interrupted: stop.interrupted } : {}),
   };
-}
-
-/** One round: the finalizer if it is due, the plan's actions in order, the release if it is due. */
-async function performRound<R extends Resource, K extends BaseKnowledge, A extends Action, F>(
-  kind: Acting<R, K, A, F>,
-  start: ConvergeStart<R, K>,
-  progress: Progress<R, K>,
-  plan: Decided<BasePlan<A>>,
-): Promise<Stop | undefined> {
-  const { writes } = start;
-  try {
-    if (plan.addsFinalizer === true) {
-      const written = await writes.addFinalizer(progress);
-      progress.object = written.object;
-      progress.resource = withIntents(written.resource, progress.intents);
-    }
-    for (const action of plan.actions) {
-      const failure = await performAction(kind, start, progress, action);
-      if (failure !== undefined) return { failure };
-    }
-    if (plan.release === undefined) return undefined;
-    await writes.releaseFinalizer(progress.object, plan.release);
-    return { released: true };
-  } catch (error) {
-    return { interrupted: { error } };
-  }
-}
-
-/**
- * One action under its intent: its facts learned as they come; a failed call's failure learned and
- * returned. Not the service's error (a Kubernetes write failed, no room in the budget): thrown.
- */
-async function performAction<R extends Resource, K extends BaseKnowledge, A extends Action, F>(
-  kind: Acting<R, K, A, F>,
-  start: ConvergeStart<R, K>,
-  progress: Progress<R, K>,
-  action: A,
-): Promise<Failure | undefined> {
-  const { deps, connection, now } = start;
-  const owner = connection && identityOf(connection);
-  const failureOf = (error: HostingError) => describeFailedAction(error, kind.doing, action);
-  try {
-    await underIntent(
-      progress,
-      action.intent,
-      { writes: start.writes, owner, now },
-      async () => {
-        const { object, resource, knowledge } = progress;
-        for await (const fact of kind.perform(action, { deps, object, resource, knowledge, connection })) {
-          if (!isObjectFact(fact)) progress.knowledge = kind.learn(progress.knowledge, fact);
-          else if (fact.type === "recorded") progress.resource = withRecorded(progress.resource, fact.status);
-          else if (fact.requestId !== undefined)
-            progress.knowledge = { ...progress.knowledge, requestId: fact.requestId };
-        }
-      },
-      (error) => failureOf(error).message,
-    );
-    return undefined;
-  } catch (error) {
-    if (!isHostingError(error)) throw error;
-    const failure = failureOf(error);
-    progress.knowledge = kind.learn(progress.knowledge, { type: "failed", action, failure, error });
-    if (failure.requestId !== undefined)
-      progress.knowledge = { ...progress.knowledge, requestId: failure.requestId };
-    // The key's scopes or projects may have changed: read its identity again next time.
-    if (failure.refreshIdentity && connection !== undefined) deps.hosting.forgetIdentity(connection.client);
-    deps.recorder.record(start.object, "Warning", failure.reason, failure.message, action.type);
-    return failure;
-  }
 }

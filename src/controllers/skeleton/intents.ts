@@ -3,7 +3,7 @@ import { canonicalJson, HostingApiError, idempotencyKey, isHostingError } from "
 import { isDeferral } from "../../runtime/index.ts";
 import type { Owner } from "../service/ownership.ts";
 import { Reason } from "../service/reasons.ts";
-import type { ObjectWrites, Written } from "./object-writes.ts";
+import { type ObjectWrites, recordIntents, type Written } from "./object.ts";
 
 /** What a planned action that spends or releases carries: the skeleton records it before the call. */
 export interface IntentCall {
@@ -253,7 +253,7 @@ export async function underIntent<R extends { status?: { intents?: Intent[] | un
   const prior = progress.intents;
   try {
     progress.intents = withIntent(prior, pendingRecord(intent, record.owner, record.now));
-    const written = await record.writes.recordIntents(progress, progress.intents);
+    const written = await recordIntents(record.writes, progress, progress.intents);
     progress.object = written.object;
     progress.resource = written.resource;
     await call();
@@ -271,7 +271,7 @@ export async function underIntent<R extends { status?: { intents?: Intent[] | un
     } else if (!isHostingError(error) && isDeferral(error)) {
       // The call never left (no room in the budget): its record goes, so no lookup is spent on it.
       progress.intents = prior;
-      progress.object = (await record.writes.recordIntents(progress, prior).catch(() => progress)).object;
+      progress.object = (await recordIntents(record.writes, progress, prior).catch(() => progress)).object;
     }
     throw error;
   }

@@ -5,10 +5,9 @@ import { converge } from "./converge.ts";
 import { withRestoredIdentity } from "./external-name.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
 import { Memory } from "./memory.ts";
-import { ObjectWrites } from "./object-writes.ts";
+import { parseForReconcile } from "./object.ts";
 import { OutputWriter } from "./outputs/writer.ts";
 import { OwnWrites } from "./own-writes.ts";
-import { parseForReconcile } from "./parse.ts";
 import { isSettled, requeue } from "./schedule.ts";
 import { invalidSpec, writeBack } from "./status.ts";
 
@@ -75,9 +74,6 @@ export function kindReconciler<
     const observation = await kind.observe(resource, memory, hosting);
     const now = new Date(deps.now());
     const { connection } = observation;
-    const writes = new ObjectWrites(deps, kind, (before, written) => {
-      if (ownWrites.record(key, before, written)) context.wrote(written);
-    });
     const converged = await converge(kind, {
       deps,
       object,
@@ -85,7 +81,14 @@ export function kindReconciler<
       knowledge: observation.knowledge,
       connection,
       now,
-      writes,
+      writes: {
+        kube: deps.kube,
+        recorder: deps.recorder,
+        kind,
+        onWrite: (before, written) => {
+          if (ownWrites.record(key, before, written)) context.wrote(written);
+        },
+      },
     });
     // Counted from when the calls answered, not from when the reconcile began: a create that took
     // seconds is read once the app had the time to start.

@@ -7,7 +7,7 @@ import type { ControllerDeps } from "../service/deps.ts";
 import type { Doing, Failure, Problem } from "../service/failure.ts";
 import type { Connection, HostingAccess } from "../service/hosting-access.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
-import type { Release } from "./object-writes.ts";
+import type { Release } from "./object.ts";
 
 type WithConditions = {
   conditions?: Condition[] | undefined;
