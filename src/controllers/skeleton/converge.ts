@@ -38,7 +38,7 @@ export async function converge<
   P extends BasePlan<A>,
 >(kind: Kind<R, M, K, A, F, P>, start: ConvergeStart<R, K>): Promise<Converged<R, K, P>> {
   const { now } = start;
-  const settled = settleIntents(kind, { ...start, recorder: start.deps.recorder });
+  const settled = settleIntents(kind, start);
   const { resource, knowledge, intents } = settled;
   const progress: Progress<R, K> = { object: start.object, resource, knowledge, intents };
   let plan = planFor(kind, progress.resource, progress.knowledge, now, settled.blocking);

@@ -227,7 +227,7 @@ export function withIntents<R extends { status?: { intents?: Intent[] | undefine
 }
 
 /** The service's own refusal (a 4xx it answered): nothing was done, and the same key would replay it. */
-function refusedForCertain(error: unknown): boolean {
+function refusedForCertain(error: unknown): error is HostingApiError {
   return error instanceof HostingApiError && error.kind === "terminal";
 }
 
@@ -261,12 +261,7 @@ export async function underIntent<R extends { status?: { intents?: Intent[] | un
     progress.resource = withIntents(progress.resource, progress.intents);
   } catch (error) {
     if (refusedForCertain(error)) {
-      progress.intents = endIntent(
-        progress.intents,
-        intent.operation,
-        "Refused",
-        refusal(error as HostingApiError),
-      );
+      progress.intents = endIntent(progress.intents, intent.operation, "Refused", refusal(error));
       progress.resource = withIntents(progress.resource, progress.intents);
     } else if (!isHostingError(error) && isDeferral(error)) {
       // The call never left (no room in the budget): its record goes, so no lookup is spent on it.

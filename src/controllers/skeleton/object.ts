@@ -52,7 +52,7 @@ function withoutPaths(value: unknown, paths: PropertyKey[][]): Record<string, un
 }
 
 /** The object parsed again after a write; the resource as it was when it no longer parses. */
-export function parseAgain<R>(schema: z.ZodType<R>, object: KubeObject, resource: R): R {
+function parseAgain<R>(schema: z.ZodType<R>, object: KubeObject, resource: R): R {
   const parsed = parseForReconcile(schema, object);
   return parsed.success ? parsed.data : resource;
 }

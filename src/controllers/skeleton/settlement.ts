@@ -25,7 +25,7 @@ type Settling<R extends Resource, K extends BaseKnowledge, F> = Pick<
 
 /** What a reconcile settles from: the object and resource it read, what observe found, the connection. */
 export interface SettleStart<R, K> {
-  recorder: EventRecorder;
+  deps: { recorder: EventRecorder };
   object: KubeObject;
   resource: R;
   knowledge: K;
@@ -51,7 +51,7 @@ export function settleIntents<R extends Resource, K extends BaseKnowledge, F>(
   kind: Settling<R, K, F>,
   start: SettleStart<R, K>,
 ): Settled<R, K> {
-  const { recorder, resource, connection, now } = start;
+  const { deps, resource, connection, now } = start;
   let { knowledge, resource: settledResource } = start;
   const initial = intentsOf(resource.status);
   let intents = initial;
@@ -85,7 +85,7 @@ export function settleIntents<R extends Resource, K extends BaseKnowledge, F>(
           else knowledge = kind.learn(knowledge, fact);
         }
         intents = withoutIntent(intents, intent.operation);
-        recorder.record(
+        deps.recorder.record(
           start.object,
           "Normal",
           settlement.reason ?? "IntentSettled",
@@ -95,7 +95,7 @@ export function settleIntents<R extends Resource, K extends BaseKnowledge, F>(
         break;
       case "notActed":
         intents = endIntent(intents, intent.operation, "NotFound", settlement.note);
-        recorder.record(
+        deps.recorder.record(
           start.object,
           "Normal",
           "IntentSettled",
