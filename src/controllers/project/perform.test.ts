@@ -6,6 +6,7 @@ import type { ControllerDeps } from "../service/deps.ts";
 import { converge } from "../skeleton/converge.ts";
 import { createIntent } from "../skeleton/intents.ts";
 import type { ObjectFact } from "../skeleton/kind.ts";
+
 import type { ProjectAction, ProjectFact } from "./actions.ts";
 import { me as ownerKey, projectKnowledge, aProject as projectWith } from "./builders.test-support.ts";
 import type { ProjectKnowledge } from "./memory.ts";
@@ -171,15 +172,18 @@ describe("Project through converge", () => {
     const now = new Date(1000);
     return {
       events,
-      run: () =>
-        converge(projectKind(deps), {
+      run: () => {
+        const kind = projectKind(deps);
+        return converge(kind, {
           deps,
           object,
           resource: project,
           knowledge: known,
           connection: { client, me },
           now,
-        }),
+          writes: { kube: deps.kube, recorder: deps.recorder, kind },
+        });
+      },
     };
   };
 

@@ -3,7 +3,7 @@ import { gridType } from "../grid/kind.ts";
 import type { ControllerDefinition } from "../skeleton/controller.ts";
 import { meaningfulChanges, referrers, secretsWatch } from "../skeleton/watches.ts";
 import { serverOrderType } from "./kind.ts";
-import { serverOrderReconciler } from "./reconciler.ts";
+import { orderSettings, serverOrderReconciler } from "./reconciler.ts";
 
 /** The Grid names a ServerOrder's gridRefs name, read leniently from the raw object. */
 function gridRefNames(object: KubeObject): string[] {
@@ -18,7 +18,7 @@ export const serverOrderController: ControllerDefinition = {
   setup(deps) {
     const serverOrders = deps.informer(serverOrderType);
     return {
-      reconcile: serverOrderReconciler(deps),
+      reconcile: serverOrderReconciler(deps, orderSettings(deps)),
       watches: [
         secretsWatch(deps, serverOrderType),
         { informer: meaningfulChanges(deps.informer(gridType)), map: referrers(serverOrders, gridRefNames) },

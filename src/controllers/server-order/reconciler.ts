@@ -14,20 +14,29 @@ import { orderPlans } from "./plan.ts";
 import { type OrderPolls, pollMs } from "./plan-common.ts";
 import { settleOrderIntent } from "./settle.ts";
 
+/** What every ServerOrder reconcile shares besides the operator's deps. */
+export interface OrderSettings {
+  catalogs: CatalogCache;
+  polls: OrderPolls;
+}
+
+/** The catalog cache and the poll intervals, from the operator's settings. */
+export function orderSettings(deps: Pick<ControllerDeps, "now" | "settings">): OrderSettings {
+  const { polls } = deps.settings;
+  return {
+    catalogs: new CatalogCache({ now: deps.now }),
+    // A deprovision is like a stop; an order in flight without pollAfterSec like a start.
+    // Hibernating and waking are like stopping and starting.
+    polls: { orderMs: polls.startingMs, deprovisionMs: polls.stoppingMs, powerMs: polls.stoppingMs },
+  };
+}
+
 /**
  * observe → (plan → perform → learn)* → plan → one status write, for one ServerOrder. Up to three
  * rounds: finalizer and dry run, then the order (an estimate within budget is ordered at once), then
  * nothing left.
  */
-export function serverOrderReconciler(deps: ControllerDeps): Reconciler {
-  const catalogs = new CatalogCache({ now: deps.now });
-  // A deprovision is like a stop; an order in flight without pollAfterSec like a start.
-  const polls: OrderPolls = {
-    orderMs: deps.settings.polls.startingMs,
-    deprovisionMs: deps.settings.polls.stoppingMs,
-    // Hibernating and waking are like stopping and starting.
-    powerMs: deps.settings.polls.stoppingMs,
-  };
+export function serverOrderReconciler(deps: ControllerDeps, { catalogs, polls }: OrderSettings): Reconciler {
   return kindReconciler(deps, {
     type: serverOrderType,
     schema: serverOrderSchema,

@@ -40,39 +40,26 @@ export async function budgetRequeue(
   key: string,
   resource: Tracked,
 ): Promise<Outcome | undefined> {
-  const verdict = deps.hosting.budget.check(budgetKey(type, key), stateOf(deps, resource));
+  const state = stateOf(deps, resource);
+  const verdict = deps.hosting.budget.check(budgetKey(type, key), state);
   if (!verdict.capped) return undefined;
   deps.resourceMetrics.budgetCapped(type.kind ?? type.plural);
   if (verdict.first) {
-    const message = cappedMessage(verdict, new Date(deps.now() + verdict.retryAfterMs));
+    const until = new Date(deps.now() + verdict.retryAfterMs);
+    const message =
+      `this resource made ${verdict.spent} calls in the key's rate-limit window without progress, its ` +
+      `share of the key's budget (${verdict.cap}); berth waits ${Math.ceil(verdict.retryAfterMs / 1000)} s ` +
+      `(until ${until.toISOString()}) before calling again so other resources on the key keep working; ` +
+      "a change of the resource, a request annotation or a change of its credentials Secret is acted on at once";
     deps.recorder.record(object, "Warning", budgetCappedReason, message);
-    await writeCappedCondition(deps, type, object, resource, message);
+    // Replaces the last failure's conditions: what the resource waits for now is budget.
+    const previous = resource.status ?? {};
+    await writeProblem({ deps, type, object }, previous, previous, waitingFor(Reason.BudgetCapped, message), {
+      generation: resource.metadata.generation ?? 0,
+      recorded: true,
+    });
   }
   return Outcome.requeueAfter(verdict.retryAfterMs);
-}
-
-function cappedMessage(verdict: { spent: number; cap: number; retryAfterMs: number }, until: Date): string {
-  return (
-    `this resource made ${verdict.spent} calls in the key's rate-limit window without progress, its ` +
-    `share of the key's budget (${verdict.cap}); berth waits ${Math.ceil(verdict.retryAfterMs / 1000)} s ` +
-    `(until ${until.toISOString()}) before calling again so other resources on the key keep working; ` +
-    "a change of the resource, a request annotation or a change of its credentials Secret is acted on at once"
-  );
-}
-
-/** Replaces the last failure's conditions: what the resource waits for now is budget. */
-async function writeCappedCondition(
-  deps: ControllerDeps,
-  type: ResourceType,
-  object: KubeObject,
-  resource: Tracked,
-  message: string,
-): Promise<void> {
-  const previous = resource.status ?? {};
-  await writeProblem({ deps, type, object }, previous, previous, waitingFor(Reason.BudgetCapped, message), {
-    generation: resource.metadata.generation ?? 0,
-    recorded: true,
-  });
 }
 
 /** Tells the budget where the reconcile left the resource (progress forgives what it spent). */

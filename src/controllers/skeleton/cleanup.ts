@@ -1,9 +1,15 @@
-import { type ConditionChange, reconciling } from "../../api/conditions.ts";
+import {
+  applyConditionChange,
+  type Condition,
+  type ConditionChange,
+  reconciling,
+} from "../../api/conditions.ts";
+import type { Intent } from "../../api/intents.ts";
 import { finalizer } from "../../api/meta.ts";
-import { ensureFinalizer, type KubeObject, type ResourceType, removeFinalizer } from "../../runtime/index.ts";
-import type { ControllerDeps } from "../service/deps.ts";
+import type { Problem } from "../service/failure.ts";
 import { Reason } from "../service/reasons.ts";
 import { noChange, problemChange, suspended } from "./condition-changes.ts";
+import type { Blocking } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Resource } from "./kind.ts";
 
 /** A kind's plan with the skeleton's own step on the finalizer. */
@@ -30,9 +36,21 @@ function holdsFinalizer(resource: Resource): boolean {
  * releases it and calls nothing; otherwise the kind's `planCleanup` says what to call and when
  * nothing is left (`release`). Being there: `spec.suspend` and a problem call nothing; otherwise the
  * kind's `plan`, with the finalizer added before its first action or once the external object is
- * known. Pure.
+ * known. While a Pending intent is unsettled (`blocking`), that plan calls nothing and its status
+ * says what is being settled. Pure.
  */
 export function planFor<R extends Resource, K extends BaseKnowledge, P extends BasePlan<unknown>>(
+  kind: Plans<R, K, P>,
+  resource: R,
+  knowledge: K,
+  now: Date,
+  blocking?: Blocking,
+): Decided<P> {
+  const plan = chosenPlan(kind, resource, knowledge, now);
+  return blocking === undefined ? plan : settlingPlan(plan, { resource, knowledge }, blocking, now);
+}
+
+function chosenPlan<R extends Resource, K extends BaseKnowledge, P extends BasePlan<unknown>>(
   kind: Plans<R, K, P>,
   resource: R,
   knowledge: K,
@@ -56,38 +74,65 @@ export function planFor<R extends Resource, K extends BaseKnowledge, P extends B
   return !held && (plan.actions.length > 0 || known !== undefined) ? { ...plan, addsFinalizer: true } : plan;
 }
 
-/** Something for the skeleton to do: an action, or a step on the finalizer. */
-export function hasWork(plan: Decided<BasePlan<unknown>>): boolean {
-  return plan.actions.length > 0 || plan.addsFinalizer === true || plan.release !== undefined;
-}
-
-/** Adds berth's finalizer: the object as written, which later actions start from. */
-export async function addFinalizer(
-  deps: ControllerDeps,
-  kind: { type: ResourceType },
-  object: KubeObject,
-): Promise<KubeObject> {
-  return await ensureFinalizer(deps.kube, kind.type, object, finalizer);
+/** The resource and knowledge an unsettled intent's plan is made from. */
+interface Settling {
+  resource: {
+    metadata: { generation?: number | undefined };
+    status?: { conditions?: Condition[] | undefined } | undefined;
+  };
+  knowledge: { problem: Problem | undefined; requestId: string | undefined };
 }
 
 /**
- * Removes berth's finalizer once nothing is left at the service (or Orphan keeps it there), with an
- * event for what the release leaves to a person.
+ * The plan while an intent is unsettled: no calls, the status as it was with conditions that say
+ * what is being settled (a problem that keeps the lookup from running comes first).
  */
-export async function releaseFinalizer(
-  deps: ControllerDeps,
-  kind: { type: ResourceType; externalId?: string | undefined },
-  object: KubeObject,
-  release: NonNullable<BasePlan<unknown>["release"]>,
-): Promise<void> {
-  if (release.warning !== undefined)
-    deps.recorder.record(object, "Warning", release.warning.reason, release.warning.message);
-  await removeFinalizer(deps.kube, kind.type, object, finalizer);
-  if (release.orphan === true) {
-    const what = (kind.externalId ?? "").replace(/Id$/, "") || "object";
-    const note = `left the ${what} at the service (deletionPolicy: Orphan)`;
-    deps.recorder.record(object, "Normal", "Orphaned", note, "removeFinalizer");
-  }
+function settlingPlan<
+  P extends {
+    actions: unknown[];
+    status: object;
+    stalled: boolean;
+    addsFinalizer?: boolean;
+    release?: unknown;
+  },
+>(planned: P, { resource, knowledge }: Settling, blocking: Blocking, now: Date): P {
+  const generation = resource.metadata.generation ?? 0;
+  const problem = blocking.stuck === undefined ? knowledge.problem : undefined;
+  const change =
+    problem !== undefined
+      ? problemChange(problem, generation)
+      : settlingChange(blocking.waiting, blocking.stuck, generation);
+  const previous: { conditions?: Condition[] | undefined } = resource.status ?? {};
+  const status = {
+    ...previous,
+    ...(knowledge.requestId === undefined ? {} : { lastRequestId: knowledge.requestId }),
+    conditions: applyConditionChange(previous.conditions, change, now),
+  };
+  const stalled = blocking.stuck !== undefined || problem?.stalled === true;
+  return {
+    ...planned,
+    actions: [],
+    addsFinalizer: false,
+    release: undefined,
+    status: status as P["status"],
+    stalled,
+  };
+}
+
+/** The conditions while intents are being settled: nothing else is done until they are. */
+export function settlingChange(
+  waiting: { intent: Intent; note: string }[],
+  stuck: { reason: Reason; message: string } | undefined,
+  generation: number,
+): ConditionChange {
+  if (stuck !== undefined) return problemChange({ stalled: true, ...stuck }, generation);
+  const notes = waiting.map((w) => `${w.intent.operation}: ${w.note}`).join("; ");
+  return reconciling(Reason.Progressing, `settling ${notes} before acting on the spec`, generation);
+}
+
+/** Something for the skeleton to do: an action, or a step on the finalizer. */
+export function hasWork(plan: Decided<BasePlan<unknown>>): boolean {
+  return plan.actions.length > 0 || plan.addsFinalizer === true || plan.release !== undefined;
 }
 
 /** A cleanup plan after whose actions nothing is left: the skeleton then releases the finalizer. */

@@ -44,6 +44,7 @@ const schema = z.object({
     .optional(),
 });
 type Toy = z.infer<typeof schema>;
+const toyType = { group: "test", version: "v1", plural: "toys", kind: "Toy" };
 
 interface Behaviour {
   failOn?: number;
@@ -61,7 +62,7 @@ function toyKind(behaviour: Behaviour) {
   const seenIntents: (Intent[] | undefined)[] = [];
   const settled: Intent[] = [];
   const kind: Kind<Toy, object, Knowledge, Action, Fact, BasePlan<Action> & { made: number[] }> = {
-    type: { group: "test", version: "v1", plural: "toys", kind: "Toy" },
+    type: toyType,
     schema,
     ...(behaviour.rounds === undefined ? {} : { rounds: behaviour.rounds }),
     observe: async () => {
@@ -188,6 +189,7 @@ function start(want: number, metadata: Record<string, unknown> = {}) {
       knowledge,
       connection: undefined,
       now: new Date(0),
+      writes: { kube: deps.kube, recorder: deps.recorder, kind: { type: toyType, schema } },
     },
   };
 }
@@ -366,7 +368,12 @@ function intentStart(options: {
       knowledge,
       connection,
       now,
-      onWrite: (_: KubeObject, written: KubeObject) => writes.push(written),
+      writes: {
+        kube: deps.kube,
+        recorder: deps.recorder,
+        kind: { type: toyType, schema },
+        onWrite: (_: KubeObject, written: KubeObject) => writes.push(written),
+      },
     },
   };
 }

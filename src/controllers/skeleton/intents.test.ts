@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Intent } from "../../api/intents.ts";
 import { canonicalJson, idempotencyKey } from "../../hosting/index.ts";
+import { settlingChange } from "./cleanup.ts";
 import {
   describeIntent,
   endIntent,
@@ -10,7 +11,6 @@ import {
   ownerMismatch,
   pendingIntent,
   pendingRecord,
-  settlingChange,
   withIntent,
   withoutIntent,
 } from "./intents.ts";

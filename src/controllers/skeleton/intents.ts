@@ -1,22 +1,9 @@
-import {
-  applyConditionChange,
-  type Condition,
-  type ConditionChange,
-  reconciling,
-} from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
-import { canonicalJson, idempotencyKey } from "../../hosting/index.ts";
-import {
-  type Json,
-  type KubeClient,
-  type KubeObject,
-  patchStatus,
-  type ResourceType,
-} from "../../runtime/index.ts";
-import type { Problem } from "../service/failure.ts";
+import { canonicalJson, HostingApiError, idempotencyKey, isHostingError } from "../../hosting/index.ts";
+import { isDeferral } from "../../runtime/index.ts";
 import type { Owner } from "../service/ownership.ts";
 import { Reason } from "../service/reasons.ts";
-import { problemChange } from "./condition-changes.ts";
+import { type ObjectWrites, recordIntents, type Written } from "./object.ts";
 
 /** What a planned action that spends or releases carries: the skeleton records it before the call. */
 export interface IntentCall {
@@ -156,6 +143,14 @@ export function pendingRecord(call: IntentCall, owner: Owner | undefined, now: D
   };
 }
 
+/** The resource with status fields a call's answer or a settled intent recorded (written with the final status). */
+export function withRecorded<R extends { status?: object | undefined }>(
+  resource: R,
+  fields: Record<string, unknown>,
+): R {
+  return { ...resource, status: { ...resource.status, ...fields } };
+}
+
 /** `list` with `record` in place of its operation's entry. */
 export function withIntent(list: readonly Intent[], record: Intent): Intent[] {
   return [...list.filter((i) => i.operation !== record.operation), record];
@@ -198,62 +193,6 @@ export interface Blocking {
   stuck: { reason: Reason; message: string } | undefined;
 }
 
-/** The resource and knowledge an unsettled intent's plan is made from. */
-interface Settling {
-  resource: {
-    metadata: { generation?: number | undefined };
-    status?: { conditions?: Condition[] | undefined } | undefined;
-  };
-  knowledge: { problem: Problem | undefined; requestId: string | undefined };
-}
-
-/**
- * The plan while an intent is unsettled: no calls, the status as it was with conditions that say
- * what is being settled (a problem that keeps the lookup from running comes first).
- */
-export function settlingPlan<
-  P extends {
-    actions: unknown[];
-    status: object;
-    stalled: boolean;
-    addsFinalizer?: boolean;
-    release?: unknown;
-  },
->(planned: P, { resource, knowledge }: Settling, blocking: Blocking, now: Date): P {
-  const generation = resource.metadata.generation ?? 0;
-  const problem = blocking.stuck === undefined ? knowledge.problem : undefined;
-  const change =
-    problem !== undefined
-      ? problemChange(problem, generation)
-      : settlingChange(blocking.waiting, blocking.stuck, generation);
-  const previous: { conditions?: Condition[] | undefined } = resource.status ?? {};
-  const status = {
-    ...previous,
-    ...(knowledge.requestId === undefined ? {} : { lastRequestId: knowledge.requestId }),
-    conditions: applyConditionChange(previous.conditions, change, now),
-  };
-  const stalled = blocking.stuck !== undefined || problem?.stalled === true;
-  return {
-    ...planned,
-    actions: [],
-    addsFinalizer: false,
-    release: undefined,
-    status: status as P["status"],
-    stalled,
-  };
-}
-
-/** The conditions while intents are being settled: nothing else is done until they are. */
-export function settlingChange(
-  waiting: { intent: Intent; note: string }[],
-  stuck: { reason: Reason; message: string } | undefined,
-  generation: number,
-): ConditionChange {
-  if (stuck !== undefined) return problemChange({ stalled: true, ...stuck }, generation);
-  const notes = waiting.map((w) => `${w.intent.operation}: ${w.note}`).join("; ");
-  return reconciling(Reason.Progressing, `settling ${notes} before acting on the spec`, generation);
-}
-
 /**
  * A create whose outcome was unknown, from the lookup by name (`lookup.ts`): the one object it
  * made, none, or several (a person picks). `found` is undefined while not looked up.
@@ -287,16 +226,48 @@ export function withIntents<R extends { status?: { intents?: Intent[] | undefine
   return { ...resource, status };
 }
 
-/** Writes status.intents before the call, so a crash or a lost answer during it is noticed. */
-export async function recordIntents(
-  kube: KubeClient,
-  type: ResourceType,
-  object: KubeObject,
-  intents: Intent[],
-  onWrite?: (before: KubeObject, written: KubeObject) => void,
-): Promise<KubeObject> {
-  const status = { ...(object.status as Record<string, unknown> | undefined), intents } as Json;
-  const written = await patchStatus(kube, type, object, status);
-  if (written.written) onWrite?.(object, written.object);
-  return written.object;
+/** The service's own refusal (a 4xx it answered): nothing was done, and the same key would replay it. */
+function refusedForCertain(error: unknown): error is HostingApiError {
+  return error instanceof HostingApiError && error.kind === "terminal";
+}
+
+/** Where an action's intent is kept: the object as written and the intents as they stand. */
+export interface IntentProgress<R> extends Written<R> {
+  intents: Intent[];
+}
+
+/**
+ * One action under the intent protocol: its intent recorded Pending in status before `call` runs,
+ * gone once the call answered, ended Refused on the service's definite refusal (so the next attempt
+ * gets a new key), its record taken back when the call never left (no room in the budget), and left
+ * Pending when the outcome is unknown. `call`'s error is thrown on. Without an intent, only `call`.
+ */
+export async function underIntent<R extends { status?: { intents?: Intent[] | undefined } | undefined }>(
+  progress: IntentProgress<R>,
+  intent: IntentCall | undefined,
+  record: { writes: ObjectWrites<R>; owner: Owner | undefined; now: Date },
+  call: () => Promise<void>,
+  refusal: (error: HostingApiError) => string,
+): Promise<void> {
+  if (intent === undefined) return await call();
+  const prior = progress.intents;
+  try {
+    progress.intents = withIntent(prior, pendingRecord(intent, record.owner, record.now));
+    const written = await recordIntents(record.writes, progress, progress.intents);
+    progress.object = written.object;
+    progress.resource = written.resource;
+    await call();
+    progress.intents = withoutIntent(progress.intents, intent.operation);
+    progress.resource = withIntents(progress.resource, progress.intents);
+  } catch (error) {
+    if (refusedForCertain(error)) {
+      progress.intents = endIntent(progress.intents, intent.operation, "Refused", refusal(error));
+      progress.resource = withIntents(progress.resource, progress.intents);
+    } else if (!isHostingError(error) && isDeferral(error)) {
+      // The call never left (no room in the budget): its record goes, so no lookup is spent on it.
+      progress.intents = prior;
+      progress.object = (await recordIntents(record.writes, progress, prior).catch(() => progress)).object;
+    }
+    throw error;
+  }
 }

@@ -5,9 +5,9 @@ import { converge } from "./converge.ts";
 import { withRestoredIdentity } from "./external-name.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
 import { Memory } from "./memory.ts";
+import { parseForReconcile } from "./object.ts";
 import { OutputWriter } from "./outputs/writer.ts";
 import { OwnWrites } from "./own-writes.ts";
-import { parseForReconcile } from "./parse.ts";
 import { isSettled, requeue } from "./schedule.ts";
 import { invalidSpec, writeBack } from "./status.ts";
 
@@ -81,8 +81,13 @@ export function kindReconciler<
       knowledge: observation.knowledge,
       connection,
       now,
-      onWrite: (before, written) => {
-        if (ownWrites.record(key, before, written)) context.wrote(written);
+      writes: {
+        kube: deps.kube,
+        recorder: deps.recorder,
+        kind,
+        onWrite: (before, written) => {
+          if (ownWrites.record(key, before, written)) context.wrote(written);
+        },
       },
     });
     // Counted from when the calls answered, not from when the reconcile began: a create that took

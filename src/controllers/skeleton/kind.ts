@@ -7,6 +7,7 @@ import type { ControllerDeps } from "../service/deps.ts";
 import type { Doing, Failure, Problem } from "../service/failure.ts";
 import type { Connection, HostingAccess } from "../service/hosting-access.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
+import type { Release } from "./object.ts";
 
 type WithConditions = {
   conditions?: Condition[] | undefined;
@@ -69,7 +70,7 @@ export interface BasePlan<A> {
    * Going away: once the actions are done nothing is left at the service (or Orphan leaves it), and
    * the skeleton releases the finalizer, with a Warning event for what it leaves to a person.
    */
-  release?: { warning?: { reason: string; message: string } | undefined; orphan?: boolean } | undefined;
+  release?: Release | undefined;
 }
 
 /** What `perform` learned about the resource object itself; the skeleton keeps it. */

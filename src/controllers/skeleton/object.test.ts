@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { parseForReconcile } from "./parse.ts";
+import { parseForReconcile } from "./object.ts";
 
 const schema = z.object({
   metadata: z.object({ name: z.string(), deletionTimestamp: z.string().optional() }),

@@ -1,0 +1,120 @@
+import type { Intent } from "../../api/intents.ts";
+import { type HostingError, isHostingError } from "../../hosting/index.ts";
+import type { KubeObject } from "../../runtime/index.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import { describeFailedAction, type Failure } from "../service/failure.ts";
+import type { Connection } from "../service/hosting-access.ts";
+import { identityOf } from "../service/ownership.ts";
+import type { Decided } from "./cleanup.ts";
+import { underIntent, withIntents, withRecorded } from "./intents.ts";
+import type { Action, BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from "./kind.ts";
+import { addFinalizer, type ObjectWrites, releaseFinalizer } from "./object.ts";
+
+/** What every round of one reconcile acts with. */
+export interface RoundStart<R> {
+  deps: ControllerDeps;
+  /** The object as the reconcile read it (events are recorded on it). */
+  object: KubeObject;
+  connection: Connection | undefined;
+  now: Date;
+  /** This reconcile's writes to its object before the final status write. */
+  writes: ObjectWrites<R>;
+}
+
+/** What one reconcile has come to so far: written, learned, and the intents as they stand. */
+export interface Progress<R, K> {
+  object: KubeObject;
+  resource: R;
+  knowledge: K;
+  intents: Intent[];
+}
+
+/** Why the rounds stopped early. */
+export type Stop =
+  /** A call failed: what it taught is learned, and the plan made after it is written. */
+  | { failure: Failure }
+  /** Not the service's error (a Kubernetes write failed): rethrown once what was learned is kept. */
+  | { interrupted: { error: unknown } }
+  /** The finalizer is gone: the object is going away and nothing more is written. */
+  | { released: true };
+
+/** The parts of a kind that carry out its plan. */
+type Acting<R extends Resource, K, A extends Action, F> = Pick<
+  Kind<R, unknown, K & BaseKnowledge, A, F, BasePlan<A>>,
+  "perform" | "learn" | "doing"
+>;
+
+const objectFacts = new Set<string>(["answered", "recorded"] satisfies ObjectFact["type"][]);
+
+function isObjectFact<F>(fact: F | ObjectFact): fact is ObjectFact {
+  return objectFacts.has((fact as { type?: unknown }).type as string);
+}
+
+/** One round: the finalizer if it is due, the plan's actions in order, the release if it is due. */
+export async function performRound<R extends Resource, K extends BaseKnowledge, A extends Action, F>(
+  kind: Acting<R, K, A, F>,
+  start: RoundStart<R>,
+  progress: Progress<R, K>,
+  plan: Decided<BasePlan<A>>,
+): Promise<Stop | undefined> {
+  const { writes } = start;
+  try {
+    if (plan.addsFinalizer === true) {
+      const written = await addFinalizer(writes, progress);
+      progress.object = written.object;
+      progress.resource = withIntents(written.resource, progress.intents);
+    }
+    for (const action of plan.actions) {
+      const failure = await performAction(kind, start, progress, action);
+      if (failure !== undefined) return { failure };
+    }
+    if (plan.release === undefined) return undefined;
+    await releaseFinalizer(writes, progress.object, plan.release);
+    return { released: true };
+  } catch (error) {
+    return { interrupted: { error } };
+  }
+}
+
+/**
+ * One action under its intent: its facts learned as they come; a failed call's failure learned and
+ * returned. Not the service's error (a Kubernetes write failed, no room in the budget): thrown.
+ */
+async function performAction<R extends Resource, K extends BaseKnowledge, A extends Action, F>(
+  kind: Acting<R, K, A, F>,
+  start: RoundStart<R>,
+  progress: Progress<R, K>,
+  action: A,
+): Promise<Failure | undefined> {
+  const { deps, connection, now } = start;
+  const owner = connection && identityOf(connection);
+  const failureOf = (error: HostingError) => describeFailedAction(error, kind.doing, action);
+  try {
+    await underIntent(
+      progress,
+      action.intent,
+      { writes: start.writes, owner, now },
+      async () => {
+        const { object, resource, knowledge } = progress;
+        for await (const fact of kind.perform(action, { deps, object, resource, knowledge, connection })) {
+          if (!isObjectFact(fact)) progress.knowledge = kind.learn(progress.knowledge, fact);
+          else if (fact.type === "recorded") progress.resource = withRecorded(progress.resource, fact.status);
+          else if (fact.requestId !== undefined)
+            progress.knowledge = { ...progress.knowledge, requestId: fact.requestId };
+        }
+      },
+      (error) => failureOf(error).message,
+    );
+    return undefined;
+  } catch (error) {
+    if (!isHostingError(error)) throw error;
+    const failure = failureOf(error);
+    progress.knowledge = kind.learn(progress.knowledge, { type: "failed", action, failure, error });
+    if (failure.requestId !== undefined)
+      progress.knowledge = { ...progress.knowledge, requestId: failure.requestId };
+    // The key's scopes or projects may have changed: read its identity again next time.
+    if (failure.refreshIdentity && connection !== undefined) deps.hosting.forgetIdentity(connection.client);
+    deps.recorder.record(start.object, "Warning", failure.reason, failure.message, action.type);
+    return failure;
+  }
+}
