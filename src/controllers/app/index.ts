@@ -3,6 +3,7 @@ import type { KubeObject } from "../../runtime/index.ts";
 import { resourceTypeOf } from "../service/deps.ts";
 import type { ControllerDefinition } from "../skeleton/controller.ts";
 import { meaningfulChanges, referrers, secretsWatch } from "../skeleton/watches.ts";
+import { DriftListings } from "./drift-listing.ts";
 import { appType } from "./kind.ts";
 import { appReconciler } from "./reconciler.ts";
 
@@ -25,7 +26,7 @@ export const appController: ControllerDefinition = {
   setup(deps) {
     const apps = deps.informer(appType);
     return {
-      reconcile: appReconciler(deps),
+      reconcile: appReconciler(deps, new DriftListings(deps.now, () => deps.settings.driftIntervalMs)),
       watches: [
         secretsWatch(deps, appType),
         {

@@ -3,7 +3,7 @@ import type { Reconciler } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import { kindReconciler } from "../skeleton/kind-reconciler.ts";
 import { jittered } from "../skeleton/schedule.ts";
-import { DriftListings } from "./drift-listing.ts";
+import type { DriftListings } from "./drift-listing.ts";
 import { appType } from "./kind.ts";
 import { learnApp } from "./learn.ts";
 import { newAppMemory, type ReadTiming, rememberApp, scheduleReads } from "./memory.ts";
@@ -14,13 +14,12 @@ import { appPlans } from "./plan.ts";
 import { settleAppIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one App. */
-export function appReconciler(deps: ControllerDeps): Reconciler {
+export function appReconciler(deps: ControllerDeps, listings: DriftListings): Reconciler {
   const { polls } = deps.settings;
   const timing: ReadTiming = {
     startingMs: polls.startingMs,
     driftMs: () => jittered(deps.settings.driftIntervalMs, deps.random),
   };
-  const listings = new DriftListings(deps.now, () => deps.settings.driftIntervalMs);
   return kindReconciler(deps, {
     type: appType,
     schema: appSchema,
