@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HostingClient, Page, App as ServiceApp } from "../../hosting/index.ts";
-import { DriftListings, sameApp } from "./drift-listing.ts";
+import { appDigest, DriftListings } from "./drift-listing.ts";
 
 const interval = 20_000;
 const projectId = "p1";
@@ -52,11 +52,11 @@ describe("DriftListings", () => {
     const { client, calls } = fakeClient(["a", "b", "c", "d", "e"]);
     for (const id of ["a", "b"]) await listings.read(client, projectId, id, clock.now);
     const first = await listings.read(client, projectId, "c", clock.now);
-    expect(first?.id).toBe("c");
+    expect(first).toBe(appDigest(appOf("c")));
     expect(calls).toEqual([undefined, "2", "4"]);
     clock.now += interval / 2;
-    expect((await listings.read(client, projectId, "e", clock.now))?.id).toBe("e");
-    expect((await listings.read(client, projectId, "d", clock.now))?.id).toBe("d");
+    expect(await listings.read(client, projectId, "e", clock.now)).toBe(appDigest(appOf("e")));
+    expect(await listings.read(client, projectId, "d", clock.now)).toBe(appDigest(appOf("d")));
     expect(calls).toHaveLength(3);
   });
 
@@ -88,9 +88,9 @@ describe("DriftListings", () => {
   });
 
   it("a listed app counts as checked only when it shows what was last known", () => {
-    expect(sameApp(appOf("a"), appOf("a"))).toBe(true);
-    expect(sameApp(appOf("a", "nginx:1.28"), appOf("a"))).toBe(false);
+    expect(appDigest(appOf("a"))).toBe(appDigest(appOf("a")));
+    expect(appDigest(appOf("a", "nginx:1.28"))).not.toBe(appDigest(appOf("a")));
     const withMetadata = Object.assign(appOf("a"), { createdAt: "2030-01-01T00:00:00Z" });
-    expect(sameApp(withMetadata, appOf("a"))).toBe(true);
+    expect(appDigest(withMetadata)).toBe(appDigest(appOf("a")));
   });
 });

@@ -1,6 +1,6 @@
 import type { HostingClient, App as ServiceApp } from "../../hosting/index.ts";
 import { paginate } from "../../hosting/index.ts";
-import { stableJson } from "../service/hash.ts";
+import { shortHash } from "../service/hash.ts";
 
 /** A project is listed for drift only when it holds at least this many Apps of one key. */
 const minAppsForListing = 3;
@@ -9,7 +9,8 @@ const pageSize = 200;
 
 interface Listing {
   startedAt: number;
-  apps: Promise<ReadonlyMap<string, ServiceApp>>;
+  /** Each listed app's digest (see `appDigest`), by id: a project's listing is kept small. */
+  apps: Promise<ReadonlyMap<string, string>>;
 }
 
 interface Members {
@@ -37,7 +38,7 @@ export class DriftListings {
   }
 
   /**
-   * The app as a listing shows it, begun no more than a drift interval before `dueAt` and after
+   * The app's digest as a listing shows it, begun no more than a drift interval before `dueAt` and after
    * this App's previous check. Undefined when the project holds too few Apps to be worth listing,
    * when the listing does not show the app, or when another check's listing failed: the caller
    * then reads the app itself.
@@ -47,7 +48,7 @@ export class DriftListings {
     projectId: string,
     appId: string,
     dueAt: number,
-  ): Promise<ServiceApp | undefined> {
+  ): Promise<string | undefined> {
     const key = `${client.credentialId}/${projectId}`;
     const previous = this.#checked(key, appId);
     if (previous === "few") return undefined;
@@ -89,24 +90,16 @@ export class DriftListings {
   }
 }
 
-/** Listed as last known: what a drift check compares (a record's metadata aside). */
-export function sameApp(listed: ServiceApp, known: ServiceApp): boolean {
-  const compared = ({ id, name, projectId, config, source, buildId }: ServiceApp) => ({
-    id,
-    name,
-    projectId,
-    config,
-    source,
-    buildId,
-  });
-  return stableJson(compared(listed)) === stableJson(compared(known));
+/** What a drift check compares of an app record (its metadata aside), as a short digest. */
+export function appDigest({ id, name, projectId, config, source, buildId }: ServiceApp): string {
+  return shortHash({ id, name, projectId, config, source, buildId });
 }
 
-async function listAll(client: HostingClient, projectId: string): Promise<ReadonlyMap<string, ServiceApp>> {
-  const apps = new Map<string, ServiceApp>();
+async function listAll(client: HostingClient, projectId: string): Promise<ReadonlyMap<string, string>> {
+  const apps = new Map<string, string>();
   const pages = paginate((cursor) =>
     client.listApps(projectId, { limit: pageSize, ...(cursor === undefined ? {} : { cursor }) }),
   );
-  for await (const app of pages) apps.set(app.id, app);
+  for await (const app of pages) apps.set(app.id, appDigest(app));
   return apps;
 }

@@ -18,7 +18,7 @@ import type { Observation } from "../skeleton/kind.ts";
 import { jittered } from "../skeleton/schedule.ts";
 import { afterFailedRead, buildLogDue, failedStepTail } from "./build-log.ts";
 import { appName, desiredApp } from "./desired.ts";
-import { type DriftListings, sameApp } from "./drift-listing.ts";
+import { appDigest, type DriftListings } from "./drift-listing.ts";
 import type { AppKnowledge, AppMemory } from "./memory.ts";
 import { readsDue } from "./reads.ts";
 import { secretDigest } from "./secret-digest.ts";
@@ -307,7 +307,7 @@ async function fromListing(
   if (listings === undefined || !reads.background || known === undefined || seenIn !== projectId)
     return false;
   const listed = await listings.read(client, projectId, known.id, driftDueAt ?? now);
-  return listed !== undefined && sameApp(listed, known);
+  return listed !== undefined && listed === appDigest(known);
 }
 /**
  * A move whose outcome is unknown: the app is looked for in the two projects the move named (never
