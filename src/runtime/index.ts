@@ -52,7 +52,7 @@ export {
   parseKey,
   type ResourceType,
 } from "./object.ts";
-export { isDeferral, Outcome } from "./outcome.ts";
+export { type Deferral, isDeferral, Outcome } from "./outcome.ts";
 export { AddressError, parseAddress, type ServerSecurity } from "./probes.ts";
 export { controllerRateLimiter, type RateLimiter } from "./rate-limiter.ts";
 export type { Certificate } from "./self-signed.ts";

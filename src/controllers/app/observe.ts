@@ -3,6 +3,7 @@ import type { Intent } from "../../api/intents.ts";
 import { appNames, finalizer, gridNames, projectNames } from "../../api/meta.ts";
 import type { CallOptions, HostingClient, App as ServiceApp, WithMetadata } from "../../hosting/index.ts";
 import { isHostingError } from "../../hosting/index.ts";
+import { isDeferral } from "../../runtime/index.ts";
 import { connectFailure } from "../service/connect.ts";
 import { type ControllerDeps, credentialsFor, resourceTypeOf, secretLookup } from "../service/deps.ts";
 import { describeFailure, type Failure, type Problem, stalledBy, waitingFor } from "../service/failure.ts";
@@ -102,6 +103,8 @@ export async function observeApp(
     if (pendingIntent(app.status, "moveApp") === undefined)
       await probeMoveOwner(knowledge, connection, projectId, reads.app);
   } catch (error) {
+    // A drift check's status read turned away after its config was read: that much is kept.
+    if (reads.background && isDeferral(error)) return { ...result, deferred: error };
     if (!isHostingError(error)) throw error;
     if (error.requestId !== undefined) knowledge.requestId = error.requestId;
     const failure = describeFailure(error, "reading the app at the service");

@@ -72,6 +72,10 @@ export function kindReconciler<
       whileWaiting: (answer) => context.whileWaiting(answer),
     });
     const observation = await kind.observe(resource, memory, hosting);
+    if (observation.deferred !== undefined) {
+      kept.set(key, uid, { memory: kind.remember(observation.knowledge), readySeen });
+      throw observation.deferred;
+    }
     const now = new Date(deps.now());
     const { connection } = observation;
     const converged = await converge(kind, {

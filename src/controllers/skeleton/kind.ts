@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Condition, ConditionChange } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
 import type { HostingClient, HostingError } from "../../hosting/index.ts";
-import type { KubeObject, ResourceType } from "../../runtime/index.ts";
+import type { Deferral, KubeObject, ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Doing, Failure, Problem } from "../service/failure.ts";
 import type { Connection, HostingAccess } from "../service/hosting-access.ts";
@@ -47,6 +47,11 @@ export interface Observation<K> {
   connection: Connection | undefined;
   /** A read failed (retried with backoff unless stalled); `knowledge.problem` says so too. */
   failure: Failure | undefined;
+  /**
+   * The budget turned a read away after others answered: what they taught is kept, and the
+   * reconcile comes back at its turn for the rest.
+   */
+  deferred?: Deferral | undefined;
 }
 
 /**
