@@ -33,7 +33,7 @@ export async function observeApp(
   deps: ControllerDeps,
   app: App,
   memory: AppMemory,
-  listings?: DriftListings,
+  listings: DriftListings,
 ): Promise<Observation<AppKnowledge>> {
   const knowledge: AppKnowledge = {
     ...memory,
@@ -193,7 +193,7 @@ async function readService(
   knowledge: AppKnowledge,
   { client }: Connection,
   projectId: string,
-  listings: DriftListings | undefined,
+  listings: DriftListings,
 ): Promise<void> {
   const { reads, external } = knowledge;
   const options: CallOptions = { priority: reads.background ? "background" : "user" };
@@ -299,7 +299,7 @@ async function readService(
  */
 async function fromListing(
   knowledge: AppKnowledge,
-  listings: DriftListings | undefined,
+  listings: DriftListings,
   client: HostingClient,
   projectId: string,
   seenIn: string,
@@ -307,11 +307,11 @@ async function fromListing(
 ): Promise<boolean> {
   const known = knowledge.external.app;
   const { driftDueAt, reads } = knowledge;
-  if (listings === undefined || !reads.background || known === undefined || seenIn !== projectId)
-    return false;
+  if (!reads.background || known === undefined || seenIn !== projectId) return false;
   const listed = await listings.read(client, projectId, known.id, driftDueAt ?? now);
   return listed !== undefined && listed === appDigest(known);
 }
+
 /**
  * A move whose outcome is unknown: the app is looked for in the two projects the move named (never
  * the project the spec names now), its new one first.
