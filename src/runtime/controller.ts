@@ -43,6 +43,24 @@ export interface Source {
   waitForSync(): Promise<void>;
 }
 
+/** `source` with only the updates `changed` says are news; adds and deletes all pass. */
+export function updatesWhen(
+  source: Source,
+  changed: (oldObject: KubeObject, newObject: KubeObject) => boolean,
+): Source {
+  return {
+    list: () => source.list(),
+    waitForSync: () => source.waitForSync(),
+    on: (handlers) =>
+      source.on({
+        ...handlers,
+        update: (oldObject, newObject) => {
+          if (changed(oldObject, newObject)) handlers.update?.(oldObject, newObject);
+        },
+      }),
+  };
+}
+
 /** Maps a changed related object to the keys of the primary objects to reconcile. */
 export type MapToKeys = (object: KubeObject) => readonly string[];
 

@@ -21,6 +21,7 @@ export {
   type ReconcileRequest,
   type Reconciler,
   type Source,
+  updatesWhen,
 } from "./controller.ts";
 export { DemandCache, type DemandCacheOptions } from "./demand-cache.ts";
 export { isKubeError, KubeApiError, type KubeErrorCode } from "./errors.ts";

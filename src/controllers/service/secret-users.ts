@@ -5,6 +5,7 @@ import {
   objectKey,
   type ResourceType,
   type Source,
+  updatesWhen,
 } from "../../runtime/index.ts";
 import { type CredentialSettings, credentialCandidates } from "./credentials.ts";
 import { type SecretRef, secretKey } from "./secrets.ts";
@@ -106,18 +107,7 @@ export class SecretUsers {
    * finalizer, label or annotation is no news to a reader.
    */
   changes(): Source {
-    const changes = this.cache.changes();
-    return {
-      list: () => changes.list(),
-      waitForSync: () => changes.waitForSync(),
-      on: (handlers) =>
-        changes.on({
-          ...handlers,
-          update: (old, object) => {
-            if (!sameContent(old, object)) handlers.update?.(old, object);
-          },
-        }),
-    };
+    return updatesWhen(this.cache.changes(), (old, object) => !sameContent(old, object));
   }
 
   #use(type: ResourceType, object: KubeObject, secrets: readonly string[]): void {

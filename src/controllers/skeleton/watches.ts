@@ -1,5 +1,5 @@
 import type { KubeObject, MapToKeys, ObjectCache, ResourceType, Source } from "../../runtime/index.ts";
-import { objectKey } from "../../runtime/index.ts";
+import { objectKey, updatesWhen } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Watch } from "./controller.ts";
 
@@ -64,16 +64,9 @@ export function dependantView(object: KubeObject, ignored: readonly string[] = [
  * dependants never read (a Project's cost, which changes with every App and would wake them all).
  */
 export function meaningfulChanges(informer: Source, ignoredStatus: readonly string[] = []): Source {
-  return {
-    list: () => informer.list(),
-    waitForSync: () => informer.waitForSync(),
-    on: (handlers) =>
-      informer.on({
-        ...handlers,
-        update: (oldObject, newObject) => {
-          if (dependantView(oldObject, ignoredStatus) !== dependantView(newObject, ignoredStatus))
-            handlers.update?.(oldObject, newObject);
-        },
-      }),
-  };
+  return updatesWhen(
+    informer,
+    (oldObject, newObject) =>
+      dependantView(oldObject, ignoredStatus) !== dependantView(newObject, ignoredStatus),
+  );
 }
