@@ -2,7 +2,8 @@
 // a local control plane, `berth simulator` in its own process (harsh defaults, clock ×speed), one
 // namespace with the simulator's demo key as its credentials, the Apps and Projects of that
 // namespace followed with watches, and the real operator in a forked child (startOperator) whose
-// rate-limit window, polls and drift interval are scaled by the same speed.
+// rate-limit window, polls and drift interval are scaled by the same speed. BENCH_LOG_LEVEL=debug
+// logs the operator's deferrals and hosting calls to the benchmark's stdout.
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -174,7 +175,7 @@ async function operatorChild(): Promise<void> {
       driftInterval: `${Math.max(1000, Math.round((driftSec * 1000) / speed))}ms`,
     },
     {
-      logger: createLogger({ level: "warn" }),
+      logger: createLogger({ level: process.env.BENCH_LOG_LEVEL ?? "warn" }),
       registry: new Registry(),
       kubeConfig: config,
       hosting: { limits: { windowMs: 60_000 / speed }, maxBudgetWaitMs: scale(1000) },

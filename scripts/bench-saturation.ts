@@ -62,9 +62,11 @@ async function main(): Promise<void> {
     const observeMs = Math.max(3 * driftSec, 1.5 * fairIntervalSec) * 1000;
     await sleep(Math.max(0, observeMs / speed - newMs));
     const delta = statsBetween(before, await simulator.stats());
-    const runningIds = [...objects]
-      .filter(([name]) => name.startsWith("apps/run-"))
-      .map(([, object]) => (object.status as { appId?: string } | undefined)?.appId ?? "");
+    const runningIds = new Map(
+      [...objects]
+        .filter(([name]) => name.startsWith("apps/run-"))
+        .map(([name, object]) => [(object.status as { appId?: string } | undefined)?.appId ?? "", name]),
+    );
     const gaps = await longestDriftGaps(simulator, runningIds, measuredFrom);
 
     report("running Apps, drift", `${running}, every ${driftSec} s (simulated; clock ×${speed})`);
@@ -77,7 +79,7 @@ async function main(): Promise<void> {
     ] as const) {
       report(
         what,
-        `${gap.appsRead} of ${running} Apps read in ${gap.spanSec.toFixed(0)} s; longest gap ${gap.longestSec.toFixed(1)} s   (target ≤ ${3 * driftSec} s)`,
+        `${gap.appsRead} of ${running} Apps read in ${gap.spanSec.toFixed(0)} s; longest gap ${gap.longestSec.toFixed(1)} s (${gap.longestApp})   (target ≤ ${3 * driftSec} s)`,
       );
     }
     report(
@@ -92,18 +94,20 @@ async function main(): Promise<void> {
 interface Gap {
   appsRead: number;
   longestSec: number;
+  /** The App that went unread longest. */
+  longestApp: string;
   spanSec: number;
 }
 
 /**
- * Since `from` (simulated epoch ms), of the running Apps `ids`: how many drift read, and the longest
+ * Since `from` (simulated epoch ms), of the running Apps `names` (by app id): how many drift read, and the longest
  * time in simulated seconds one of them went unread (from `from`, between reads, until the last
  * request; an App never read counts the whole span). Config: a read of the app, or a listing of
  * its project (all running Apps are in one project); status: a read of its status.
  */
 async function longestDriftGaps(
   simulator: SimulatorProcess,
-  ids: string[],
+  names: Map<string, string>,
   from: number,
 ): Promise<{ config: Gap; status: Gap }> {
   const control = simulator.baseUrl.replace(/\/v1$/, "/_sim");
@@ -114,6 +118,7 @@ async function longestDriftGaps(
     })
     .parse(body)
     .items.filter((r) => Date.parse(r.at) >= from);
+  const ids = [...names.keys()];
   const config = new Map<string, number[]>(ids.map((id) => [id, []]));
   const status = new Map<string, number[]>(ids.map((id) => [id, []]));
   for (const r of items) {
@@ -124,19 +129,26 @@ async function longestDriftGaps(
     if (r.operation === "listApps") for (const times of config.values()) times.push(at);
   }
   const to = Math.max(...items.map((r) => Date.parse(r.at)));
-  return { config: longestGap(config, from, to), status: longestGap(status, from, to) };
+  const named = (reads: Map<string, number[]>) => {
+    const gap = longestGap(reads, from, to);
+    return { ...gap, longestApp: names.get(gap.longestApp) ?? gap.longestApp };
+  };
+  return { config: named(config), status: named(status) };
 }
 
 function longestGap(reads: Map<string, number[]>, from: number, to: number): Gap {
   let longest = 0;
+  let longestApp = "";
   let appsRead = 0;
-  for (const times of reads.values()) {
+  for (const [id, times] of reads) {
     if (times.length > 0) appsRead += 1;
     const points = [from, ...times.sort((x, y) => x - y), to];
-    for (let i = 1; i < points.length; i++)
-      longest = Math.max(longest, (points[i] ?? 0) - (points[i - 1] ?? 0));
+    for (let i = 1; i < points.length; i++) {
+      const gap = (points[i] ?? 0) - (points[i - 1] ?? 0);
+      if (gap > longest) [longest, longestApp] = [gap, id];
+    }
   }
-  return { appsRead, longestSec: longest / 1000, spanSec: (to - from) / 1000 };
+  return { appsRead, longestSec: longest / 1000, spanSec: (to - from) / 1000, longestApp };
 }
 
 await main();

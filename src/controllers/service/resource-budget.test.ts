@@ -16,6 +16,12 @@ function budget(share = 0.2) {
   return { clock, budget: new ResourceBudget(share, () => clock.now) };
 }
 
+/** A resource that called once and then learned `state()`: what it spends from now on counts. */
+function known(b: ResourceBudget, resource = app) {
+  b.spend(resource, "key-a", key);
+  b.learn(resource, state());
+}
+
 function spend(b: ResourceBudget, calls: number, credential = "key-a") {
   for (let i = 0; i < calls; i++) b.spend(app, credential, key);
 }
@@ -27,7 +33,7 @@ describe("ResourceBudget", () => {
     { case: "far over", calls: 50, capped: true },
   ])("a resource making no progress: $case → capped $capped", ({ calls, capped }) => {
     const { budget: b } = budget();
-    b.learn(app, state());
+    known(b);
     spend(b, calls);
     expect(b.check(app, state()).capped).toBe(capped);
   });
@@ -39,7 +45,7 @@ describe("ResourceBudget", () => {
     { case: "a deletion", next: state("s1", 1, true), capped: false },
   ])("progress forgives what was spent: $case → capped $capped", ({ next, capped }) => {
     const { budget: b } = budget();
-    b.learn(app, state());
+    known(b);
     spend(b, 25);
     b.learn(app, next);
     expect(b.check(app, next).capped).toBe(capped);
@@ -56,14 +62,14 @@ describe("ResourceBudget", () => {
 
   it("a new generation is let through before the reconcile learns it", () => {
     const { budget: b } = budget();
-    b.learn(app, state());
+    known(b);
     spend(b, 25);
     expect(b.check(app, { generation: 2, deleting: false, inputs: "rv1" }).capped).toBe(false);
   });
 
   it("a fix of the credentials Secret is acted on at once, before the reconcile learns it", () => {
     const { budget: b } = budget();
-    b.learn(app, state());
+    known(b);
     spend(b, 25);
     expect(b.check(app, state()).capped).toBe(true);
     expect(b.check(app, state("s1", 1, false, "rv2")).capped).toBe(false);
@@ -73,7 +79,7 @@ describe("ResourceBudget", () => {
 
   it("waits until the oldest counted call leaves the window, and warns once until progress", () => {
     const { clock, budget: b } = budget();
-    b.learn(app, state());
+    known(b);
     spend(b, 20);
     clock.now = 15_000;
     expect(b.check(app, state())).toEqual({
@@ -95,7 +101,7 @@ describe("ResourceBudget", () => {
 
   it("counts per credential: a resource moved to another key starts afresh", () => {
     const { budget: b } = budget();
-    b.learn(app, state());
+    known(b);
     spend(b, 20, "key-a");
     spend(b, 1, "key-b");
     expect(b.check(app, state()).capped).toBe(false);
@@ -103,9 +109,9 @@ describe("ResourceBudget", () => {
 
   it("counts per resource: one resource's spending never caps another on the key", () => {
     const { budget: b } = budget();
-    b.learn(app, state());
+    known(b);
     spend(b, 30);
-    b.learn("apps/team/api", state());
+    known(b, "apps/team/api");
     b.spend("apps/team/api", "key-a", key);
     expect(b.check("apps/team/api", state()).capped).toBe(false);
   });
@@ -117,7 +123,7 @@ describe("ResourceBudget", () => {
     "the cap is the share of the key's limit, at least one call: $limit × $share → $cap",
     ({ limit, share, cap }) => {
       const { budget: b } = budget(share);
-      b.learn(app, state());
+      known(b);
       for (let i = 0; i < cap; i++) b.spend(app, "key-a", { limit, windowMs: 60_000 });
       expect(b.check(app, state())).toMatchObject({ capped: true, cap });
     },
@@ -125,14 +131,25 @@ describe("ResourceBudget", () => {
 
   it("a share of 0 turns the cap off", () => {
     const { budget: b } = budget(0);
-    b.learn(app, state());
+    known(b);
     spend(b, 500);
     expect(b.check(app, state()).capped).toBe(false);
   });
 
+  it("keeps nothing for a resource that never called, and counts its calls from its next state", () => {
+    const { budget: b } = budget();
+    expect(b.learn(app, state())).toBe(true);
+    expect(b.size).toBe(0);
+    spend(b, 25);
+    expect(b.size).toBe(1);
+    b.learn(app, state());
+    spend(b, 20);
+    expect(b.check(app, state()).capped).toBe(true);
+  });
+
   it("forgets a deleted resource", () => {
     const { budget: b } = budget();
-    b.learn(app, state());
+    known(b);
     spend(b, 25);
     b.forget(app);
     expect(b.check(app, state()).capped).toBe(false);

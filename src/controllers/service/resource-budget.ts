@@ -68,6 +68,11 @@ export class ResourceBudget {
     this.#now = now;
   }
 
+  /** Resources followed now. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
   /** A request of `resource` left under `credentialId`. */
   spend(resource: string, credentialId: string, budget: KeyBudget): void {
     if (this.#share <= 0) return;
@@ -101,10 +106,15 @@ export class ResourceBudget {
     return { capped: true, retryAfterMs, spent: entry.sends.length, cap, first };
   }
 
-  /** What a reconcile ended with; true (and the spending forgiven) when that is progress. */
+  /**
+   * What a reconcile ended with; true (and the spending forgiven) when that is progress. A resource
+   * that has not called yet gets no entry: most never do (suspended, settled), and ten thousand of
+   * them would hold megabytes for nothing. Its first calls then count from its next state.
+   */
   learn(resource: string, state: ResourceState): boolean {
     if (this.#share <= 0) return false;
-    const entry = this.#entry(resource);
+    const entry = this.#entries.get(resource);
+    if (entry === undefined) return true;
     const progress =
       entry.generation !== state.generation ||
       entry.deleting !== state.deleting ||
