@@ -1,6 +1,7 @@
 // Saturation benchmark (issue 26): changes go first while drift asks for more than the budget.
 //
-//   node scripts/bench-saturation.ts   (BENCH_RUNNING=300 BENCH_NEW=10 BENCH_DRIFT_SEC=20 BENCH_SPEED=20)
+//   node scripts/bench-saturation.ts   (BENCH_RUNNING=300 BENCH_NEW=10 BENCH_DRIFT_SEC=20 BENCH_SPEED=20
+//                                       BENCH_OBSERVE_SEC)
 //
 // One key (the simulator's demo key, 300 calls a simulated minute), a local control plane, the
 // simulator (harsh defaults, clock sped up BENCH_SPEED times) and the operator (a forked child
@@ -19,6 +20,9 @@ const running = Number(process.env.BENCH_RUNNING ?? 300);
 const fresh = Number(process.env.BENCH_NEW ?? 10);
 const driftSec = Number(process.env.BENCH_DRIFT_SEC ?? 20);
 const speed = Number(process.env.BENCH_SPEED ?? 20);
+/** Simulated seconds drift is watched after the change (default: three intervals, or 1.5 × the floor if longer). */
+const observeSec =
+  process.env.BENCH_OBSERVE_SEC === undefined ? undefined : Number(process.env.BENCH_OBSERVE_SEC);
 const windowMs = 60_000 / speed;
 const simulated = (realMs: number) => `${((realMs * speed) / 1000).toFixed(1)} s`;
 /** A drift check of a running image App reads its status; its config comes from a shared listing of the project. */
@@ -59,7 +63,7 @@ async function main(): Promise<void> {
     const newMs = Date.now() - started;
     // Drift keeps going after the change, long enough to read every App at the background share
     // (and at least three intervals), to see it still reads every App.
-    const observeMs = Math.max(3 * driftSec, 1.5 * fairIntervalSec) * 1000;
+    const observeMs = (observeSec ?? Math.max(3 * driftSec, 1.5 * fairIntervalSec)) * 1000;
     await sleep(Math.max(0, observeMs / speed - newMs));
     const delta = statsBetween(before, await simulator.stats());
     const runningIds = new Map(

@@ -408,6 +408,35 @@ describe("RateLimiter", () => {
       for (const permit of held) permit.release();
     });
 
+    it("books background work turned away while an answer may change the budget at its pace, not a window out", async () => {
+      const rl = limiter({ limit: 10, reserveShare: 0.2 });
+      const admitted: string[] = [];
+      const counted = await Promise.all(request(rl, 8, "user", "a", admitted));
+      counted[7]?.observe({ remaining: 1, resetAtMs: Date.now() + 1_000 });
+      for (const permit of counted) permit.release();
+      // The service's report lapsed; until the call now in flight answers, background room is unknown.
+      await vi.advanceTimersByTimeAsync(1_000 + marginMs);
+      const inFlight = await rl.acquire("user");
+      const waiting = rl.acquire("background", undefined, 100).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(((await waiting) as BudgetWaitError).deferMs).toBe(windowMs / 8);
+      inFlight.release();
+    });
+
+    it("keeps a background key's place in line when its admitted request never leaves", async () => {
+      const rl = limiter({ limit: 10, reserveShare: 0.2 });
+      const held = await Promise.all(request(rl, 10, "user", "a", []));
+      const turnedAway = rl.acquire("background", undefined, 100, "x").catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await turnedAway).toBeInstanceOf(BudgetWaitError);
+      for (const permit of held) permit.cancel();
+      // Room again, but drift is booked ahead: a key not in line is turned away at once ...
+      await expect(rl.acquire("background", undefined, 100, "y")).rejects.toBeInstanceOf(BudgetWaitError);
+      // ... while x, in line, is admitted; its request never leaves (the user's budget said no, say).
+      (await rl.acquire("background", undefined, 100, "x")).cancel();
+      await expect(rl.acquire("background", undefined, 100, "x")).resolves.toBeDefined();
+    });
+
     it("expects user work no sooner than the pace of the user waiters ahead of it", async () => {
       const rl = limiter({ limit: 10 });
       const admitted: string[] = [];

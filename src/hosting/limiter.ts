@@ -1,8 +1,5 @@
 import type { Clock } from "./clock.ts";
 
-/** How soon work turned away only for calls in flight the service may not have counted comes back. */
-const uncertainRoomWaitMs = 2000;
-
 /** `user` work (spec changes, deletions) goes before `background` work (periodic drift checks). */
 export type Priority = "user" | "background";
 
@@ -13,7 +10,7 @@ export interface RateLimiterOptions {
   clock: Clock;
   /** Share of each window background work may not take, so user work finds room at once. */
   reserveShare?: number;
-  /** A background waiter older than this is served in arrival order with user work (no starvation). */
+  /** A background waiter older than this is served in arrival order with user work (no starvation; default half the window). */
   backgroundMaxWaitMs?: number;
   /**
    * Background work is admitted no faster than its share allows spread over the window (one per
@@ -41,7 +38,7 @@ export interface Permit {
   readonly waitedMs: number;
   /** The response arrived or the request failed after leaving: it counts from now on. */
   release(): void;
-  /** The request never left: give the place back. */
+  /** The request never left: give the place in the window back (background work keeps its place in line). */
   cancel(): void;
   /** Correct the window from the response's rate-limit headers. */
   observe(hint: BudgetHint): void;
@@ -114,6 +111,8 @@ export class RateLimiter {
   private readonly reserveShare: number;
   private readonly backgroundMaxWaitMs: number;
   private readonly marginMs: number;
+  /** How soon work turned away only while calls in flight may change what the budget holds comes back. */
+  private readonly uncertainRoomWaitMs: number;
   private readonly paceBackground: boolean;
   /** When background work may next be admitted (for `paceBackground`). */
   private backgroundNextAt = Number.NEGATIVE_INFINITY;
@@ -145,8 +144,10 @@ export class RateLimiter {
     this.windowMs = options.windowMs;
     this.clock = options.clock;
     this.reserveShare = options.reserveShare ?? 0.1;
-    this.backgroundMaxWaitMs = options.backgroundMaxWaitMs ?? 30_000;
+    this.backgroundMaxWaitMs = options.backgroundMaxWaitMs ?? options.windowMs / 2;
     this.marginMs = options.marginMs ?? options.windowMs * 0.005;
+    // 2 s of a minute's window: about one answer's time, scaled with a sped-up clock.
+    this.uncertainRoomWaitMs = options.windowMs / 30;
     this.paceBackground = options.paceBackground ?? false;
     this.calibrated = !(options.cautiousStart ?? true);
   }
@@ -222,7 +223,11 @@ export class RateLimiter {
   private expectedWaitMs(waiter: Waiter): number {
     const now = this.clock.now();
     const at = this.admissibleAt(now, waiter);
-    const byRoom = Number.isFinite(at) ? at - now : 0;
+    let byRoom = Number.isFinite(at) ? at - now : 0;
+    // Room for background work unknown until a call in flight answers: that comes soon, not when
+    // the waiter would have aged into user work's line.
+    if (waiter.priority === "background" && !Number.isFinite(this.backgroundAdmissibleAt(now)))
+      byRoom = Math.min(byRoom, this.uncertainRoomWaitMs);
     if (waiter.priority === "background" && waiter.since < waiter.enqueuedAt)
       return Math.round(Math.max(byRoom, this.backgroundPaceMs()));
     if (waiter.priority === "background") {
@@ -236,7 +241,7 @@ export class RateLimiter {
     const ahead = this.queues.user.indexOf(waiter);
     const byPace = ((ahead + 1) * this.windowMs) / this.limitValue;
     // No room only if the calls in flight were not counted yet: known once they answer.
-    const known = this.roomUncertain() ? Math.min(byRoom, uncertainRoomWaitMs) : byRoom;
+    const known = this.roomUncertain() ? Math.min(byRoom, this.uncertainRoomWaitMs) : byRoom;
     return Math.round(Math.min(this.windowMs, Math.max(byPace, known)));
   }
 
@@ -327,9 +332,10 @@ export class RateLimiter {
       }
       const queue = this.queues[next.priority];
       queue.splice(queue.indexOf(next), 1);
-      if (next.key !== undefined && next.priority === "background") this.turnedAway.delete(next.key);
+      const place = next.key !== undefined && next.priority === "background" ? next.key : undefined;
+      if (place !== undefined) this.turnedAway.delete(place);
       if (!this.isUrgent(next, now)) this.paceAdmitted(now);
-      next.grant(this.admit(now - next.enqueuedAt));
+      next.grant(this.admit(now - next.enqueuedAt, place === undefined ? undefined : [place, next.since]));
     }
   }
 
@@ -360,10 +366,15 @@ export class RateLimiter {
     if (!this.calibrated && this.inFlight > 0) return Number.POSITIVE_INFINITY;
     const asUrgent = this.earliestLeaving(now, 0);
     if (this.isUrgent(waiter, now)) return asUrgent;
+    const asBackground = this.backgroundAdmissibleAt(now);
+    return Math.min(asBackground, Math.max(asUrgent, waiter.enqueuedAt + this.backgroundMaxWaitMs));
+  }
+
+  /** Earliest admission of background work that leaves the reserve unspent, at its pace. */
+  private backgroundAdmissibleAt(now: number): number {
     const reserve = Math.floor(this.limitValue * this.reserveShare);
     const paced = this.paceBackground ? this.backgroundNextAt : 0;
-    const asBackground = Math.max(this.earliestLeaving(now, reserve), paced);
-    return Math.min(asBackground, Math.max(asUrgent, waiter.enqueuedAt + this.backgroundMaxWaitMs));
+    return Math.max(this.earliestLeaving(now, reserve), paced);
   }
 
   /**
@@ -398,7 +409,11 @@ export class RateLimiter {
     return expiring === undefined ? Number.POSITIVE_INFINITY : expiring + this.windowMs + this.marginMs;
   }
 
-  private admit(waitedMs: number): Permit {
+  /**
+   * `place`: the background waiter's key and since when it waits in line; a request that never
+   * leaves (cancelled, say because the user's budget turned it away) keeps that place.
+   */
+  private admit(waitedMs: number, place?: [key: string, since: number]): Permit {
     this.inFlight += 1;
     this.admitted += 1;
     const seq = this.admitted;
@@ -416,7 +431,10 @@ export class RateLimiter {
     return {
       waitedMs,
       release: () => settle(true),
-      cancel: () => settle(false),
+      cancel: () => {
+        if (!settled && place !== undefined) this.turnedAway.set(...place);
+        settle(false);
+      },
       observe: (hint) => this.observe(seq, hint),
     };
   }
