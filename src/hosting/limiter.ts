@@ -335,7 +335,8 @@ export class RateLimiter {
       const place = next.key !== undefined && next.priority === "background" ? next.key : undefined;
       if (place !== undefined) this.turnedAway.delete(place);
       if (!this.isUrgent(next, now)) this.paceAdmitted(now);
-      next.grant(this.admit(now - next.enqueuedAt, place === undefined ? undefined : [place, next.since]));
+      const keepPlace = place === undefined ? undefined : () => this.keepTurnedAway(place, next.since);
+      next.grant(this.admit(now - next.enqueuedAt, keepPlace));
     }
   }
 
@@ -410,10 +411,10 @@ export class RateLimiter {
   }
 
   /**
-   * `place`: the background waiter's key and since when it waits in line; a request that never
-   * leaves (cancelled, say because the user's budget turned it away) keeps that place.
+   * `keepPlace`: for a background waiter's key, puts it back in line where it was; a request that
+   * never leaves (cancelled, say because the user's budget turned it away) keeps its place.
    */
-  private admit(waitedMs: number, place?: [key: string, since: number]): Permit {
+  private admit(waitedMs: number, keepPlace?: () => void): Permit {
     this.inFlight += 1;
     this.admitted += 1;
     const seq = this.admitted;
@@ -432,7 +433,7 @@ export class RateLimiter {
       waitedMs,
       release: () => settle(true),
       cancel: () => {
-        if (!settled && place !== undefined) this.turnedAway.set(...place);
+        if (!settled) keepPlace?.();
         settle(false);
       },
       observe: (hint) => this.observe(seq, hint),

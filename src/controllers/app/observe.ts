@@ -241,26 +241,6 @@ async function readService(
   }
   // Where the app was last seen; a move this process did not hear the answer to may have acted.
   const seenIn = external.app?.projectId ?? app.status?.projectId ?? projectId;
-  /** False when the app is gone. */
-  const readStatus = async (): Promise<boolean> => {
-    try {
-      // A drift check's status read turned away by the budget stays due (drift stretches, not skips).
-      if (reads.background) knowledge.statusDueAt ??= now;
-      const status = await client.getAppStatus(external.app?.projectId ?? seenIn, appId, options);
-      note(status.$metadata);
-      external.status = status;
-      knowledge.statusDueAt = undefined;
-      return true;
-    } catch (error) {
-      if (!isHostingError(error) || error.code !== "not_found") throw error;
-      if (error.requestId !== undefined) knowledge.requestId = error.requestId;
-      // Gone means nothing is known of it: the plan then decides afresh instead of waiting on it.
-      external.gone = true;
-      external.app = undefined;
-      external.status = undefined;
-      return false;
-    }
-  };
   if (reads.app) {
     try {
       const listed = await fromListing(knowledge, listings, client, projectId, seenIn, now);
@@ -271,18 +251,26 @@ async function readService(
       }
       external.gone = false;
     } catch (error) {
-      if (!isHostingError(error) || error.code !== "not_found") throw error;
-      if (error.requestId !== undefined) knowledge.requestId = error.requestId;
-      if (app.spec.appId !== undefined && app.status?.appId === undefined) throw error;
-      external.gone = true;
-      external.app = undefined;
-      external.status = undefined;
+      // An app spec.appId names and berth never adopted: its absence is the user's to fix.
+      noteGone(knowledge, error, app.spec.appId !== undefined && app.status?.appId === undefined);
       return;
     }
     knowledge.readGeneration = app.metadata.generation ?? 0;
     knowledge.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
   }
-  if (reads.status && !(await readStatus())) return;
+  if (reads.status) {
+    // A drift check's status read turned away by the budget stays due (drift stretches, not skips).
+    if (reads.background) knowledge.statusDueAt ??= now;
+    try {
+      const status = await client.getAppStatus(external.app?.projectId ?? seenIn, appId, options);
+      note(status.$metadata);
+      external.status = status;
+      knowledge.statusDueAt = undefined;
+    } catch (error) {
+      noteGone(knowledge, error);
+      return;
+    }
+  }
   const buildId = external.app?.buildId ?? app.status?.build?.id;
   if (reads.build && buildId !== undefined) {
     const build = await client.getBuild(buildId, options);
@@ -290,6 +278,19 @@ async function readService(
     external.build = build;
     knowledge.buildDueAt = undefined;
   }
+}
+
+/**
+ * A read answered 404: the app is gone, and nothing is known of it, so the plan decides afresh
+ * instead of waiting on it. Any other failure, or a 404 that is `fatal`, is rethrown.
+ */
+function noteGone(knowledge: AppKnowledge, error: unknown, fatal = false): void {
+  if (!isHostingError(error) || error.code !== "not_found") throw error;
+  if (error.requestId !== undefined) knowledge.requestId = error.requestId;
+  if (fatal) throw error;
+  knowledge.external.gone = true;
+  knowledge.external.app = undefined;
+  knowledge.external.status = undefined;
 }
 
 /**
