@@ -37,6 +37,21 @@ export const annotations = {
   externalId: "berth.dev/external-id",
   /** The service's user ID that owns it: a restored resource acts only with a key of that user. */
   owner: "berth.dev/owner",
+  /**
+   * `<namespace>/<name>` of the resource that claimed the external object: a restore (same name)
+   * is the same claimant, a copy (another name or namespace) is not.
+   */
+  claimant: "berth.dev/claimant",
+  /** When the claim was made (RFC 3339): of two claimants of one object, the earlier holds it. */
+  claimedAt: "berth.dev/claimed-at",
+} as const;
+
+/**
+ * Labels berth sets. `claim`: a digest of the kind and external ID a resource claims, so every
+ * claimant of one object is found with one label selector, across namespaces and shards.
+ */
+export const labels = {
+  claim: "berth.dev/claim",
 } as const;
 
 /** The Secret that holds hosting credentials. */

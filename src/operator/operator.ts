@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import { group } from "../api/meta.ts";
 import { holdsCredentialsFinalizer } from "../controllers/credentials/usage.ts";
+import { ClaimWaiters } from "../controllers/service/claims.ts";
 import type { CredentialSettings } from "../controllers/service/credentials.ts";
 import { type ControllerSettings, defaultSettings } from "../controllers/service/deps.ts";
 import { HostingAccess } from "../controllers/service/hosting-access.ts";
@@ -10,6 +11,7 @@ import { createResourceMetrics } from "../controllers/service/metrics.ts";
 import { ResourceBudget } from "../controllers/service/resource-budget.ts";
 import { SecretUsers } from "../controllers/service/secret-users.ts";
 import { secretType } from "../controllers/service/secrets.ts";
+import { claimsWatch } from "../controllers/skeleton/claim.ts";
 import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
 import {
   CertificateDirectory,
@@ -191,6 +193,7 @@ export async function startOperator(
       polls: { ...defaultSettings.polls, ...deps.settings?.polls },
       driftIntervalMs: config.driftInterval,
     },
+    claims: { namespaces: config.namespaces, waiters: new ClaimWaiters() },
     now: Date.now,
     random: Math.random,
   };
@@ -214,7 +217,10 @@ export async function startOperator(
       // Failures retried from 1 s up to 5 min: the hosting client already retried quick ones.
       rateLimiter: controllerRateLimiter({ baseDelayMs: 1000, maxDelayMs: 300_000 }),
     });
-    for (const watch of watches) controller.watch(watch.informer, shard.keys(watch.map, informer));
+    // A holder's deletion wakes the resources of its kind refused its object (in every kind, once).
+    const claims = definition.type.group === group ? [claimsWatch(controllerDeps, definition.type)] : [];
+    for (const watch of [...watches, ...claims])
+      controller.watch(watch.informer, shard.keys(watch.map, informer));
     manager.addController(controller);
     running.push(controller);
   }

@@ -1,6 +1,6 @@
 // The controller runtime: generic machinery that works on any Kubernetes resource type.
 
-export { patchAnnotations } from "./annotations.ts";
+export { listLabelled, type MetadataChange, patchAnnotations, patchMetadata } from "./annotations.ts";
 export {
   CertificateDirectory,
   CertificateDirectoryError,

@@ -8,6 +8,7 @@ export const objectMetaSchema = z.looseObject({
   resourceVersion: z.string().optional(),
   generation: z.number().optional(),
   finalizers: z.array(z.string()).optional(),
+  creationTimestamp: z.string().optional(),
   deletionTimestamp: z.string().optional(),
   labels: z.record(z.string(), z.string()).optional(),
   annotations: z.record(z.string(), z.string()).optional(),

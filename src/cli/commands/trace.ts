@@ -39,7 +39,7 @@ export const traceCommand = defineCommand({
       config.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? "default";
     const reader = new TraceReader(kubeConfig);
     const [root, inputs] = await Promise.all([reader.get(names, namespace, name), reader.inputs(namespace)]);
-    const tree = buildTrace(root, inputs);
+    const tree = buildTrace(root, { ...inputs, claimants: await reader.claimants(names, root) });
     stdout.write(
       config.output === "json" ? `${JSON.stringify(tree, null, 2)}\n` : renderTree(tree, Date.now()),
     );

@@ -5,6 +5,7 @@ import {
   gridNames,
   group,
   type KindNames,
+  labels,
   projectNames,
   serverOrderNames,
   version,
@@ -72,7 +73,28 @@ export class TraceReader {
     return tracedObjectSchema.parse(object);
   }
 
-  async inputs(namespace: string): Promise<TraceInputs> {
+  /**
+   * Resources of `root`'s kind in every namespace that carry its claim label; none when the
+   * reader may not list across namespaces (the tree still shows the root's own claim).
+   */
+  async claimants(names: KindNames, root: TracedObject): Promise<TracedObject[]> {
+    const value = root.metadata.labels?.[labels.claim];
+    if (value === undefined) return [];
+    const listed = await this.#custom
+      .listClusterCustomObject({
+        group,
+        version,
+        plural: names.plural,
+        labelSelector: `${labels.claim}=${value}`,
+      })
+      .catch((error: unknown) => {
+        if ((error as { code?: number }).code === 403) return { items: [] };
+        throw error;
+      });
+    return listSchema.parse(listed).items;
+  }
+
+  async inputs(namespace: string): Promise<Omit<TraceInputs, "claimants">> {
     const list = async (names: KindNames) =>
       listSchema.parse(
         await this.#custom.listNamespacedCustomObject({ group, version, plural: names.plural, namespace }),

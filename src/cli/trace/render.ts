@@ -1,6 +1,6 @@
 import type { TraceNode } from "./tree.ts";
 
-const header = ["NAME", "READY", "REASON", "AGE", "EXTERNAL-ID", "INTENT", "LAST EVENT"];
+const header = ["NAME", "READY", "REASON", "AGE", "EXTERNAL-ID", "CLAIM", "INTENT", "LAST EVENT"];
 
 /** How long ago, as kubectl writes it: 45s, 12m, 3h, 2d. */
 export function age(since: string | undefined, now: number): string {
@@ -26,6 +26,7 @@ function cells(node: TraceNode, prefix: string, now: number): string[] {
     node.reason || "-",
     age(node.createdAt, now),
     node.externalId ?? "-",
+    node.claim,
     intent,
     event,
   ];
@@ -48,7 +49,7 @@ export function renderTree(root: TraceNode, now: number): string {
   };
   walk(root, "", "");
   const widths = header.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
-  return `${rows
+  const table = `${rows
     .map((row) =>
       row
         .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
@@ -56,4 +57,12 @@ export function renderTree(root: TraceNode, now: number): string {
         .trimEnd(),
     )
     .join("\n")}\n`;
+  return table + claimantLines(root);
+}
+
+/** More than one resource names the root's external object: each, and its claim. */
+function claimantLines(root: TraceNode): string {
+  if (root.claimants === undefined) return "";
+  const lines = root.claimants.map((c) => `  ${c.kind} ${c.namespace}/${c.name}: ${c.claim}`);
+  return `\n${root.claimants.length} resources name ${root.externalId ?? "the same external object"}:\n${lines.join("\n")}\n`;
 }

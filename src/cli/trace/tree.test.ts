@@ -54,15 +54,15 @@ describe("berth trace", () => {
   ];
 
   it("draws a Project and the Apps that use it (by projectRef or projectId), one line each", () => {
-    const text = renderTree(buildTrace(project, { apps, serverOrders: [], events }), now);
+    const text = renderTree(buildTrace(project, { apps, serverOrders: [], events, claimants: [] }), now);
     const lines = text.trimEnd().split("\n");
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^NAME\s+READY\s+REASON\s+AGE\s+EXTERNAL-ID\s+INTENT\s+LAST EVENT$/);
-    expect(lines[1]).toMatch(/^Project\/demo\s+True\s+Succeeded\s+2m\s+p_1\s+-\s+-$/);
+    expect(lines[0]).toMatch(/^NAME\s+READY\s+REASON\s+AGE\s+EXTERNAL-ID\s+CLAIM\s+INTENT\s+LAST EVENT$/);
+    expect(lines[1]).toMatch(/^Project\/demo\s+True\s+Succeeded\s+2m\s+p_1\s+-\s+-\s+-$/);
     expect(lines[2]).toMatch(
-      /^├─ App\/web\s+True\s+Succeeded\s+2m\s+a_1\s+-\s+60s ago Ready: app a_1 is running$/,
+      /^├─ App\/web\s+True\s+Succeeded\s+2m\s+a_1\s+-\s+-\s+60s ago Ready: app a_1 is running$/,
     );
-    expect(lines[3]).toMatch(/^└─ App\/api\s+False\s+Building\s+2m\s+-\s+createApp \(attempt 2\)\s+-$/);
+    expect(lines[3]).toMatch(/^└─ App\/api\s+False\s+Building\s+2m\s+-\s+-\s+createApp \(attempt 2\)\s+-$/);
   });
 
   it("draws a Grid, its ServerOrders and their servers", () => {
@@ -80,7 +80,7 @@ describe("berth trace", () => {
         ],
       },
     );
-    const tree = buildTrace(grid, { apps: [], serverOrders: [order], events: [] });
+    const tree = buildTrace(grid, { apps: [], serverOrders: [order], events: [], claimants: [] });
     expect(tree.children.map((c) => c.name)).toEqual(["batch"]);
     expect(tree.children[0]?.children.map((s) => [s.name, s.ready, s.reason])).toEqual([
       ["0xa", "True", "running, power On"],
@@ -96,7 +96,46 @@ describe("berth trace", () => {
   });
 
   it("shows a resource berth has not reconciled yet as such", () => {
-    const fresh = buildTrace(object("App", "new", {}), { apps: [], serverOrders: [], events: [] });
+    const fresh = buildTrace(object("App", "new", {}), {
+      apps: [],
+      serverOrders: [],
+      events: [],
+      claimants: [],
+    });
     expect([fresh.ready, fresh.reason, fresh.intent]).toEqual(["Unknown", "NotReconciled", undefined]);
+  });
+
+  it("shows each resource's claim, and every resource that names the root's object", () => {
+    const claimed = (name: string, namespace: string, claimant: string, status: Record<string, unknown>) => ({
+      ...object("App", name, { projectId: "p_1" }, status),
+      metadata: {
+        name,
+        namespace,
+        uid: `uid-${namespace}-${name}`,
+        labels: { "berth.dev/claim": "c0ffee" },
+        annotations: { "berth.dev/claimant": claimant, "berth.dev/external-id": "a_1" },
+      },
+    });
+    const holder = claimed("web", "team", "team/web", { ...ready(), appId: "a_1" });
+    const copy = claimed("web-copy", "team", "team/web", {
+      conditions: [{ type: "Stalled", status: "True", reason: "AlreadyManaged", message: "m" }],
+    });
+    const pending = claimed("web", "other", "team/web", {});
+    const tree = buildTrace(holder, {
+      apps: [],
+      serverOrders: [],
+      events: [],
+      claimants: [holder, copy, pending],
+    });
+    expect(tree.claim).toBe("held");
+    expect(tree.claimants?.map((c) => `${c.namespace}/${c.name} ${c.claim}`)).toEqual([
+      "team/web held",
+      "team/web-copy refused",
+      "other/web copied from team/web",
+    ]);
+    const text = renderTree(tree, now);
+    expect(text).toContain("3 resources name a_1:\n  App team/web: held\n  App team/web-copy: refused\n");
+    const alone = buildTrace(holder, { apps: [], serverOrders: [], events: [], claimants: [holder] });
+    expect(alone.claimants).toBeUndefined();
   });
 });

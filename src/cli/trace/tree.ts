@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { annotations } from "../../api/meta.ts";
 
 /** A berth resource as `berth trace` reads it: only the fields it shows, anything else passes. */
 export const tracedObjectSchema = z.looseObject({
@@ -9,6 +10,8 @@ export const tracedObjectSchema = z.looseObject({
     uid: z.string().optional(),
     creationTimestamp: z.string().optional(),
     deletionTimestamp: z.string().optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
   }),
   spec: z.record(z.string(), z.unknown()).optional(),
   status: z.record(z.string(), z.unknown()).optional(),
@@ -32,10 +35,17 @@ export interface TraceNode {
   message: string;
   createdAt: string | undefined;
   externalId: string | undefined;
+  /**
+   * Its claim on the external object: `held`, `refused` (Stalled AlreadyManaged), `copied from
+   * ns/name` (a copied manifest that has not claimed it), or `-`.
+   */
+  claim: string;
   /** The call berth recorded before making it and has not settled (`status.intents`), if any. */
   intent: { operation: string; key: string; attempt: number } | undefined;
   lastEvent: Omit<TraceEvent, "regarding"> | undefined;
   children: TraceNode[];
+  /** The root only: every resource of its kind, in any namespace, that names its external object. */
+  claimants?: { kind: string; namespace: string; name: string; claim: string }[];
 }
 
 /** Everything in the namespace the tree may draw on. */
@@ -43,6 +53,8 @@ export interface TraceInputs {
   apps: TracedObject[];
   serverOrders: TracedObject[];
   events: TraceEvent[];
+  /** Resources of the root's kind with its claim label, from every namespace the reader may list. */
+  claimants: TracedObject[];
 }
 
 const conditionsSchema = z.array(
@@ -69,6 +81,15 @@ const externalIdField: Record<string, string> = {
 /** The tree under `root`: a Project's Apps; a Grid's ServerOrders and their servers; an order's servers. */
 export function buildTrace(root: TracedObject, inputs: TraceInputs): TraceNode {
   const node = nodeOf(root, inputs.events);
+  const others = inputs.claimants.filter((other) => other.metadata.uid !== root.metadata.uid);
+  if (others.length > 0) {
+    node.claimants = [root, ...others].map((claimant) => ({
+      kind: claimant.kind,
+      namespace: claimant.metadata.namespace ?? "",
+      name: claimant.metadata.name,
+      claim: claimOf(claimant),
+    }));
+  }
   if (root.kind === "Project") {
     node.children = inputs.apps
       .filter((app) => usesProject(app, root))
@@ -107,11 +128,23 @@ function nodeOf(object: TracedObject, events: TraceEvent[]): TraceNode {
     message: ready?.message ?? "",
     createdAt: object.metadata.creationTimestamp,
     externalId: typeof id === "string" ? id : undefined,
+    claim: claimOf(object),
     intent: intents.success ? intents.data[0] : undefined,
     lastEvent:
       last === undefined ? undefined : { type: last.type, reason: last.reason, note: last.note, at: last.at },
     children: [],
   };
+}
+
+/** What a resource's metadata and conditions say of its claim on its external object. */
+function claimOf(object: TracedObject): string {
+  const conditions = conditionsSchema.safeParse(object.status?.conditions);
+  const stalled = conditions.success ? conditions.data.find((c) => c.type === "Stalled") : undefined;
+  if (stalled?.status === "True" && stalled.reason === "AlreadyManaged") return "refused";
+  const claimant = object.metadata.annotations?.[annotations.claimant];
+  if (claimant === undefined) return "-";
+  const self = `${object.metadata.namespace ?? ""}/${object.metadata.name}`;
+  return claimant === self ? "held" : `copied from ${claimant}`;
 }
 
 function serverNodes(order: TracedObject): TraceNode[] {
@@ -125,6 +158,7 @@ function serverNodes(order: TracedObject): TraceNode[] {
     message: "",
     createdAt: undefined,
     externalId: server.address,
+    claim: "-",
     intent: undefined,
     lastEvent: undefined,
     children: [],

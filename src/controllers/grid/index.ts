@@ -1,12 +1,12 @@
 import type { ControllerDefinition } from "../skeleton/controller.ts";
 import { secretsWatch } from "../skeleton/watches.ts";
-import { serverOrdersWatch } from "./dependents.ts";
+import { gridUsersWatches } from "./dependents.ts";
 import { gridType } from "./kind.ts";
 import { gridReconciler } from "./reconciler.ts";
 
 export { type GridIdsResult, type GridRefResult, resolveGridIds, resolveGridRef } from "./grid-ref.ts";
 
-/** Grids: reconciled on their own changes, their credentials, and ServerOrders coming and going (deletion waits for them). */
+/** Grids: reconciled on their own changes, their credentials, and the ServerOrders and Apps that use them coming and going (deletion waits for them). */
 export const gridController: ControllerDefinition = {
   name: "grid",
   type: gridType,
@@ -14,7 +14,7 @@ export const gridController: ControllerDefinition = {
     const grids = deps.informer(gridType);
     return {
       reconcile: gridReconciler(deps),
-      watches: [secretsWatch(deps, gridType), serverOrdersWatch(deps, grids)],
+      watches: [secretsWatch(deps, gridType), ...gridUsersWatches(deps, grids)],
     };
   },
 };

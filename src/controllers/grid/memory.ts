@@ -30,8 +30,8 @@ export interface GridObserved {
   identity?: Owner | undefined;
   grid: ServiceGrid | undefined;
   gone: boolean;
-  /** ServerOrders in the cluster that use the grid (namespace/name): a deletion waits for them. */
-  clusterOrders: string[];
+  /** ServerOrders and Apps that use the grid (`ServerOrder ns/name`): a deletion waits for them. */
+  clusterUsers: string[];
   /**
    * After an uncertain create: grids of this name made since the Grid resource and claimed by no
    * other Grid resource. Undefined when not looked up.

@@ -10,7 +10,7 @@ import { pendingRequest, reconcileRequest } from "../skeleton/annotations.ts";
 import { mayHaveCreated, pendingCreate } from "../skeleton/intents.ts";
 import type { Observation } from "../skeleton/kind.ts";
 import { deferFirstRead, isSettled, jittered } from "../skeleton/schedule.ts";
-import { serverOrdersUsing } from "./dependents.ts";
+import { gridUsers } from "./dependents.ts";
 import { gridType } from "./kind.ts";
 import type { GridKnowledge, GridMemory } from "./memory.ts";
 import { gridName } from "./plan.ts";
@@ -25,7 +25,7 @@ export async function observeGrid(
     ...memory,
     problem: undefined,
     me: undefined,
-    clusterOrders: [],
+    clusterUsers: [],
     found: undefined,
     requestId: grid.status?.lastRequestId,
   };
@@ -36,8 +36,8 @@ export async function observeGrid(
     (grid.spec.deletionPolicy === "Orphan" || !(grid.metadata.finalizers ?? []).includes(finalizer));
   if (releasing || (grid.spec.suspend && !deleting)) return result;
   if (deleting) {
-    knowledge.clusterOrders = serverOrdersUsing(deps, grid, grid.status?.gridId ?? memory.grid?.id);
-    if (knowledge.clusterOrders.length > 0) return result;
+    knowledge.clusterUsers = gridUsers(deps, grid, grid.status?.gridId ?? memory.grid?.id);
+    if (knowledge.clusterUsers.length > 0) return result;
   }
   // Deleting a Grid with no recorded ID still needs the lookup: a create may have happened unheard.
   const unknownId = (grid.status?.gridId ?? grid.spec.gridId ?? memory.grid?.id) === undefined;

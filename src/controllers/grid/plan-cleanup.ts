@@ -14,9 +14,9 @@ export function planGridCleanup(input: GridPlanInput): GridPlan {
   const gridId = grid.status?.gridId ?? observed.grid?.id;
   const release = (message: string) =>
     released(result(input, [], reconciling(Reason.Deleting, message, generation)));
-  if (observed.clusterOrders.length > 0) {
-    const names = observed.clusterOrders.slice(0, 5).join(", ");
-    const waiting = `waiting for ${observed.clusterOrders.length} ServerOrder(s) using the grid to be deleted: ${names}`;
+  if (observed.clusterUsers.length > 0) {
+    const names = observed.clusterUsers.slice(0, 5).join(", ");
+    const waiting = `waiting for ${observed.clusterUsers.length} resource(s) using the grid to be deleted: ${names}`;
     return result(input, [], reconciling(Reason.DependentsExist, waiting, generation));
   }
   if (observed.problem !== undefined) return blocked(input, observed.problem);

@@ -35,7 +35,7 @@ const caseArbitrary = fc.record({
   finalizer: fc.boolean(),
   external: fc.constantFrom("unknown", "known", "renamed", "gone"),
   scopes: fc.constantFrom(["*"], ["pools:admin"], ["pools:read"], []),
-  clusterOrders: fc.array(fc.constantFrom("team/batch", "team/gpu"), { maxLength: 2 }),
+  clusterUsers: fc.array(fc.constantFrom("ServerOrder team/batch", "ServerOrder team/gpu"), { maxLength: 2 }),
   found: fc.option(fc.array(fc.constantFrom("edge", "other"), { maxLength: 3 }), { nil: undefined }),
   refusedCreates: fc.integer({ min: 0, max: 3 }),
 });
@@ -67,7 +67,7 @@ function build(c: Case) {
     me: me([...c.scopes]),
     grid: known ? serviceGrid(id, c.external === "renamed" ? "old" : "edge") : undefined,
     gone: c.external === "gone",
-    clusterOrders: c.clusterOrders,
+    clusterUsers: c.clusterUsers,
     found: c.found?.map((name, i) => serviceGrid(`${i}b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f`, name)),
     requestId: "req_1",
     refusedCreates: c.refusedCreates,

@@ -53,7 +53,7 @@ function observed(overrides: Partial<GridObserved> = {}): GridObserved {
     me: me(["pools:admin"]),
     grid: undefined,
     gone: false,
-    clusterOrders: [],
+    clusterUsers: [],
     found: undefined,
     requestId: "req_1",
     ...overrides,
@@ -149,13 +149,13 @@ describe("a Grid's plan", () => {
     [
       "waits for the ServerOrders that use the grid before deleting it",
       grid({}, deleting, { gridId }),
-      { clusterOrders: ["team/gpu"] },
+      { clusterUsers: ["ServerOrder team/gpu"] },
       { actions: [], ready: "Unknown", reason: "DependentsExist" },
     ],
     [
       "releases an orphaned grid without waiting for its ServerOrders",
       grid({ deletionPolicy: "Orphan" }, deleting, { gridId }),
-      { clusterOrders: ["team/gpu"] },
+      { clusterUsers: ["ServerOrder team/gpu"] },
       { actions: ["removeFinalizer"], ready: "Unknown", reason: "Deleting" },
     ],
     [

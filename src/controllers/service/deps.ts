@@ -3,6 +3,7 @@ import { group, version } from "../../api/meta.ts";
 import type { EventRecorder, KubeClient, ObjectCache, ResourceType } from "../../runtime/index.ts";
 import type { CostMetrics } from "../../telemetry/cost-metrics.ts";
 import type { Logger } from "../../telemetry/logger.ts";
+import type { ClaimWaiters } from "./claims.ts";
 import { type CredentialSettings, type CredentialsResult, resolveCredentials } from "./credentials.ts";
 import type { HostingAccess } from "./hosting-access.ts";
 import type { ResourceMetrics } from "./metrics.ts";
@@ -55,6 +56,8 @@ export interface ControllerDeps {
   /** The Secrets berth's resources read, and who reads each (see `SecretUsers`). */
   secrets: SecretUsers;
   settings: ControllerSettings;
+  /** Where claimants of one external object are looked for, and who waits for an object to be free. */
+  claims: { namespaces: readonly string[]; waiters: ClaimWaiters };
   now(): number;
   random(): number;
 }

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import { type Condition, ConditionType, getCondition } from "../../api/conditions.ts";
 import type { KubeObject } from "../../runtime/index.ts";
+import { Reason } from "./reasons.ts";
 
 /** The summary condition a resource is in, for the resources gauge. */
 export type ResourceCondition = "Ready" | "Reconciling" | "Stalled" | "Suspended" | "Unknown";
@@ -16,7 +17,10 @@ export interface ResourceMetrics {
 
 const firstReadyBuckets = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600];
 
-/** berth_resources{kind,condition} and berth_time_to_first_ready_seconds{kind}; no per-object labels. */
+/**
+ * berth_resources{kind,condition}, berth_resources_already_managed{kind} and
+ * berth_time_to_first_ready_seconds{kind}; no per-object labels.
+ */
 export function createResourceMetrics(registry: Registry): ResourceMetrics {
   const tracked = new Map<string, () => readonly KubeObject[]>();
   const resources: Gauge<"kind" | "condition"> = new Gauge({
@@ -33,6 +37,19 @@ export function createResourceMetrics(registry: Registry): ResourceMetrics {
           counts.set(condition, (counts.get(condition) ?? 0) + 1);
         }
         for (const [condition, count] of counts) resources.set({ kind, condition }, count);
+      }
+    },
+  });
+  const refused: Gauge<"kind"> = new Gauge({
+    name: "berth_resources_already_managed",
+    help: "berth resources refused their external object because another resource manages it (Stalled AlreadyManaged)",
+    labelNames: ["kind"],
+    registers: [registry],
+    collect() {
+      refused.reset();
+      for (const [kind, list] of tracked) {
+        const count = list().filter((object) => stalledReason(object) === Reason.AlreadyManaged).length;
+        refused.set({ kind }, count);
       }
     },
   });
@@ -54,6 +71,15 @@ export function createResourceMetrics(registry: Registry): ResourceMetrics {
     observeFirstReady: (kind, seconds) => firstReady.observe({ kind }, seconds),
     budgetCapped: (kind) => capped.inc({ kind }),
   };
+}
+
+function stalledReason(object: KubeObject): string | undefined {
+  const status = object.status as { conditions?: Condition[] } | undefined;
+  const stalled = getCondition(
+    Array.isArray(status?.conditions) ? status.conditions : [],
+    ConditionType.Stalled,
+  );
+  return stalled?.status === "True" ? stalled.reason : undefined;
 }
 
 function summaryCondition(object: KubeObject): ResourceCondition {

@@ -52,5 +52,11 @@ export const Reason = {
    * tell what it did: a person checks at the service (the message names the call and its key).
    */
   IntentUnsettled: "IntentUnsettled",
+  /**
+   * Another resource already manages the external object this one names (a copied manifest, or an
+   * adoption of a managed object): berth changes nothing through this one and releases it without
+   * calls when it is deleted.
+   */
+  AlreadyManaged: "AlreadyManaged",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];

@@ -18,17 +18,3 @@ export function withRestoredIdentity<R extends Resource>(resource: R, field: str
     status.owner ?? (userId === undefined ? undefined : { userId, credential: "restored from annotation" });
   return { ...resource, status: { ...status, [field]: id, ...(owner === undefined ? {} : { owner }) } };
 }
-
-/** The annotations that keep the external ID and owner once status knows them; none to change otherwise. */
-export function identityAnnotations(
-  status: unknown,
-  field: string | undefined,
-): Record<string, string> | undefined {
-  const known = (status ?? {}) as WithIdentity;
-  const id = field === undefined ? undefined : known[field];
-  if (typeof id !== "string") return undefined;
-  return {
-    [annotations.externalId]: id,
-    ...(known.owner === undefined ? {} : { [annotations.owner]: known.owner.userId }),
-  };
-}

@@ -1,6 +1,7 @@
 import { Outcome, type Reconciler } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import { budgetKey, budgetRequeue, learnProgress } from "./budget-gate.ts";
+import { checkClaim } from "./claim.ts";
 import { converge } from "./converge.ts";
 import { withRestoredIdentity } from "./external-name.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
@@ -8,6 +9,7 @@ import { Memory } from "./memory.ts";
 import { parseForReconcile } from "./object.ts";
 import { OutputWriter } from "./outputs/writer.ts";
 import { OwnWrites } from "./own-writes.ts";
+import { leaveToHolder } from "./refusal.ts";
 import { isSettled, requeue } from "./schedule.ts";
 import { invalidSpec, writeBack } from "./status.ts";
 
@@ -52,14 +54,33 @@ export function kindReconciler<
     const stored = informer.get(key);
     if (stored === undefined) {
       forget(key);
+      deps.claims.waiters.forget(kind.type, key);
       released.delete(key);
       return Outcome.done();
     }
     if (stored.metadata.uid !== undefined && released.get(key) === stored.metadata.uid) return Outcome.done();
-    const object = ownWrites.freshest(key, stored);
-    const parsed = parseForReconcile(kind.schema, object);
-    if (!parsed.success) return invalidSpec(deps, kind.type, object, parsed.error.issues);
-    const resource = withRestoredIdentity(parsed.data, kind.externalId);
+    const fresh = ownWrites.freshest(key, stored);
+    const parsed = parseForReconcile(kind.schema, fresh);
+    if (!parsed.success) return invalidSpec(deps, kind.type, fresh, parsed.error.issues);
+    const claimTarget = {
+      deps,
+      type: kind.type,
+      field: kind.externalId,
+      object: fresh,
+      resource: parsed.data,
+    };
+    const claim = await checkClaim(claimTarget);
+    if (!claim.held) {
+      forget(key);
+      return leaveToHolder({ ...claimTarget, field: kind.externalId ?? "" }, claim);
+    }
+    deps.claims.waiters.forget(kind.type, key);
+    const object = claim.object;
+    if (object !== fresh && ownWrites.record(key, fresh, object)) context.wrote(object);
+    const resource = withRestoredIdentity(
+      object === fresh ? parsed.data : (parseForReconcile(kind.schema, object).data ?? parsed.data),
+      kind.externalId,
+    );
     const uid = resource.metadata.uid ?? "";
     const { memory, readySeen } = kept.get(key, uid);
     // The Secrets it reads are in the cache before anything looks at them (a first read of a new one).

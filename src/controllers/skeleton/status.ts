@@ -4,15 +4,15 @@ import {
   type KubeObject,
   Outcome,
   objectKey,
-  patchAnnotations,
+  patchMetadata,
   patchStatus,
   type ResourceType,
 } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Problem } from "../service/failure.ts";
 import { Reason } from "../service/reasons.ts";
+import { identityMetadata } from "./claim.ts";
 import { withProblem } from "./condition-changes.ts";
-import { identityAnnotations } from "./external-name.ts";
 import type { BasePlan, Resource } from "./kind.ts";
 import { outputsOf, withOutputs } from "./outputs/hook.ts";
 import type { OutputSyncResult, OutputWriter } from "./outputs/writer.ts";
@@ -190,10 +190,16 @@ export async function writeBack<R extends Resource, S extends WithConditions>(
       final = next;
     },
   });
-  // The external ID and owner, also in annotations once status knows them (see `withRestoredIdentity`).
-  const wanted = identityAnnotations(status, kind.externalId);
+  // The claim, external ID and owner, also in metadata once status knows them (see `withRestoredIdentity`).
+  const wanted = identityMetadata(
+    kind.type,
+    final,
+    { before: write.previous, now: status },
+    kind.externalId,
+    now,
+  );
   if (wanted !== undefined) {
-    const annotated = await patchAnnotations(deps.kube, kind.type, final, wanted);
+    const annotated = await patchMetadata(deps.kube, kind.type, final, wanted);
     if (annotated !== undefined && ownWrites.record(key, final, annotated)) write.wrote(annotated);
   }
   return { status, outputs, readySeen };

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { KubeObject } from "../../runtime/index.ts";
+import { alreadyManaged, identityMetadata, namedId } from "./claim.ts";
+import type { Resource } from "./kind.ts";
+
+const apps = { group: "berth.dev", version: "v1alpha1", plural: "apps", kind: "App" };
+
+function app(status: Record<string, unknown> | undefined, annotations = {}, spec = {}): Resource {
+  return { metadata: { annotations }, spec, status };
+}
+
+describe("namedId", () => {
+  it("takes status first, then the identity annotation, then the spec", () => {
+    const all = app({ appId: "s" }, { "berth.dev/external-id": "a" }, { appId: "p" });
+    expect(namedId(all, "appId")).toEqual({ id: "s", named: "status" });
+    expect(namedId(app({}, { "berth.dev/external-id": "a" }, { appId: "p" }), "appId")).toEqual({
+      id: "a",
+      named: "annotation",
+    });
+    expect(namedId(app(undefined, {}, { appId: "p" }), "appId")).toEqual({ id: "p", named: "spec" });
+    expect(namedId(app(undefined, { "berth.dev/external-id": "" }), "appId")).toBeUndefined();
+  });
+});
+
+describe("identityMetadata", () => {
+  const now = new Date("2026-03-01T00:00:00Z");
+  const object = (annotations: Record<string, string> = {}): KubeObject => ({
+    metadata: { namespace: "a", name: "web", creationTimestamp: "2026-01-01T00:00:00Z", annotations },
+  });
+  const at = (m: ReturnType<typeof identityMetadata>) => m?.annotations["berth.dev/claimed-at"];
+
+  it("claims an object the reconcile just learned of now, with the owner", () => {
+    const status = { appId: "x", owner: { userId: "u1", credential: "key-1" } };
+    const made = identityMetadata(apps, object(), { before: {}, now: status }, "appId", now);
+    expect(made?.annotations).toMatchObject({
+      "berth.dev/external-id": "x",
+      "berth.dev/claimant": "a/web",
+      "berth.dev/owner": "u1",
+    });
+    expect(at(made)).toBe(now.toISOString());
+  });
+
+  it("keeps the time of a claim already recorded, and dates one held before claims from creation", () => {
+    const recorded = object({
+      "berth.dev/external-id": "x",
+      "berth.dev/claimant": "a/web",
+      "berth.dev/claimed-at": "2026-02-01T00:00:00Z",
+    });
+    expect(at(identityMetadata(apps, recorded, { before: {}, now: { appId: "x" } }, "appId", now))).toBe(
+      "2026-02-01T00:00:00Z",
+    );
+    const legacy = object({ "berth.dev/external-id": "x" });
+    const status = { appId: "x" };
+    expect(at(identityMetadata(apps, legacy, { before: status, now: status }, "appId", now))).toBe(
+      "2026-01-01T00:00:00Z",
+    );
+  });
+
+  it("records nothing before status knows the ID", () => {
+    expect(identityMetadata(apps, object(), { before: {}, now: {} }, "appId", now)).toBeUndefined();
+  });
+});
+
+describe("alreadyManaged", () => {
+  const holder = { namespace: "a", name: "web", uid: "u", claimedAt: 0 };
+  it("names the holder, what to remove for a copy, and how to hand over", () => {
+    const message = alreadyManaged(apps, "appId", { held: false, holder, id: "x", named: "annotation" });
+    expect(message).toContain("App a/web already manages app x");
+    expect(message).toContain("remove the annotations berth.dev/external-id and berth.dev/claimant");
+    expect(message).toContain("set deletionPolicy: Orphan on App a/web and delete it");
+  });
+  it("asks an adopter by spec to change its spec", () => {
+    const message = alreadyManaged(apps, "appId", { held: false, holder, id: "x", named: "spec" });
+    expect(message).toContain("To manage another app, change spec.appId");
+  });
+});

@@ -1,0 +1,174 @@
+import { annotations, labels } from "../../api/meta.ts";
+import {
+  type KubeObject,
+  listLabelled,
+  objectKey,
+  patchMetadata,
+  type ResourceType,
+  type Source,
+  updatesWhen,
+} from "../../runtime/index.ts";
+import {
+  type Claim,
+  claimMetadata,
+  claimOf,
+  claimValue,
+  heldClaim,
+  holderBefore,
+} from "../service/claims.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import type { Watch } from "./controller.ts";
+import type { Resource } from "./kind.ts";
+
+/** Where the external ID a resource names comes from. */
+export type Named = "status" | "annotation" | "spec";
+
+/** The claim check's answer: go on (with the object as the claim left it), or leave the object to its holder. */
+export type ClaimCheck =
+  | { held: true; object: KubeObject }
+  | { held: false; holder: Claim; id: string; named: Named };
+
+/** The external ID a resource names: status's, else its identity annotation's (a restore or a copy), else its spec's (adoption). */
+export function namedId(resource: Resource, field: string): { id: string; named: Named } | undefined {
+  const fromStatus = (resource.status as Record<string, unknown> | undefined)?.[field];
+  if (typeof fromStatus === "string") return { id: fromStatus, named: "status" };
+  const kept = resource.metadata.annotations?.[annotations.externalId];
+  if (kept !== undefined && kept !== "") return { id: kept, named: "annotation" };
+  const fromSpec = (resource.spec as Record<string, unknown>)[field];
+  return typeof fromSpec === "string" ? { id: fromSpec, named: "spec" } : undefined;
+}
+
+interface ClaimTarget {
+  deps: ControllerDeps;
+  type: ResourceType;
+  /** The status field of the external ID; a kind without one claims nothing. */
+  field: string | undefined;
+  object: KubeObject;
+  resource: Resource;
+}
+
+/**
+ * One external object, one managing resource. A resource that names an object it has not claimed
+ * (a copied identity annotation, an adoption by spec ID, a restore from before claims) claims it
+ * only when no other resource holds it: checked in the cache, then recorded on the resource and
+ * checked again at the apiserver across every watched namespace and shard, so of two claims made
+ * at once the earlier holds. A resource going away checks again before it destroys anything.
+ */
+export async function checkClaim(target: ClaimTarget): Promise<ClaimCheck> {
+  const { deps, type, field, object, resource } = target;
+  const named = field === undefined ? undefined : namedId(resource, field);
+  if (named === undefined) return { held: true, object };
+  const { id } = named;
+  // A resource whose own status holds the ID made or adopted it (before claims: since its creation).
+  const mine = heldClaim(object, id) ?? (named.named === "status" ? claimOf(object) : undefined);
+  const refused = (holder: Claim): ClaimCheck => ({ held: false, holder, id, named: named.named });
+  if (mine !== undefined) {
+    const holder = goingAway(resource) ? holderBefore(mine, id, cachedClaimants(deps, type, id)) : undefined;
+    return holder === undefined ? { held: true, object } : refused(holder);
+  }
+  const cached = holderBefore(undefined, id, cachedClaimants(deps, type, id));
+  if (cached !== undefined) return refused(cached);
+  if (resource.metadata.deletionTimestamp !== undefined) return { held: true, object };
+  const at = new Date(deps.now()).toISOString();
+  const claimed =
+    (await patchMetadata(deps.kube, type, object, claimMetadata(type, object.metadata, id, at))) ?? object;
+  const claimants = await listLabelled(
+    deps.kube,
+    type,
+    `${labels.claim}=${claimValue(type, id)}`,
+    deps.claims.namespaces,
+  );
+  const holder = holderBefore(heldClaim(claimed, id), id, claimants);
+  if (holder === undefined) return { held: true, object: claimed };
+  // Another claim made at the same time came first: this one is taken back.
+  await patchMetadata(deps.kube, type, claimed, {
+    labels: { [labels.claim]: null },
+    annotations: { [annotations.claimant]: null, [annotations.claimedAt]: null },
+  });
+  return refused(holder);
+}
+
+/** About to destroy what it manages: deleted, with berth's finalizer, not Orphan. */
+function goingAway(resource: Resource): boolean {
+  return resource.metadata.deletionTimestamp !== undefined && resource.spec.deletionPolicy !== "Orphan";
+}
+
+function cachedClaimants(deps: ControllerDeps, type: ResourceType, id: string): KubeObject[] {
+  const value = claimValue(type, id);
+  return deps
+    .informer(type)
+    .list()
+    .filter((other) => other.metadata.labels?.[labels.claim] === value);
+}
+
+/**
+ * The labels and annotations that keep the claim, external ID and owner once status knows the ID
+ * (see `withRestoredIdentity`): a claim already recorded for the ID keeps its time; one the
+ * resource held before claims were recorded dates from its creation; a new one from `now`.
+ */
+export function identityMetadata(
+  type: ResourceType,
+  object: KubeObject,
+  status: { before: unknown; now: unknown },
+  field: string | undefined,
+  now: Date,
+): { labels: Record<string, string>; annotations: Record<string, string> } | undefined {
+  const known = (status.now ?? {}) as Record<string, unknown> & { owner?: { userId: string } };
+  const id = field === undefined ? undefined : known[field];
+  if (field === undefined || typeof id !== "string") return undefined;
+  const kept = object.metadata.annotations ?? {};
+  const before = (status.before as Record<string, unknown> | undefined)?.[field];
+  const at =
+    heldClaim(object, id) !== undefined
+      ? kept[annotations.claimedAt]
+      : before === id
+        ? object.metadata.creationTimestamp
+        : undefined;
+  const claim = claimMetadata(type, object.metadata, id, at ?? now.toISOString());
+  return {
+    labels: claim.labels,
+    annotations: {
+      ...claim.annotations,
+      ...(known.owner === undefined ? {} : { [annotations.owner]: known.owner.userId }),
+    },
+  };
+}
+
+/**
+ * A holder's deletion (or a change of what it claims) wakes the resources refused its object, so
+ * one waiting to take it over does so at once (after the holder was deleted with Orphan).
+ */
+export function claimsWatch(deps: ControllerDeps, type: ResourceType): Watch {
+  const claimOf = (object: KubeObject) => object.metadata.labels?.[labels.claim];
+  const source: Source = updatesWhen(
+    deps.informer(type),
+    (before, after) => claimOf(before) !== claimOf(after),
+  );
+  return {
+    informer: source,
+    map: (object) => {
+      const value = claimOf(object);
+      if (value === undefined) return [];
+      return deps.claims.waiters.waiting(type, value).filter((key) => key !== objectKey(object));
+    },
+  };
+}
+
+/** Refused: what the resource names, who holds it, and what a person can do. */
+export function alreadyManaged(
+  type: ResourceType,
+  field: string,
+  refused: Extract<ClaimCheck, { held: false }>,
+): string {
+  const kind = type.kind ?? type.plural;
+  const what = field.replace(/Id$/, "");
+  const holder = `${kind} ${refused.holder.namespace}/${refused.holder.name}`;
+  const remedy =
+    refused.named === "spec"
+      ? `to manage another ${what}, change spec.${field}`
+      : `to create a ${what} of its own, remove the annotations ${annotations.externalId} and ${annotations.claimant} (they were copied from the holder)`;
+  return (
+    `${holder} already manages ${what} ${refused.id}; this ${kind} changes nothing and is released without calls when deleted. ` +
+    `${remedy[0]?.toUpperCase()}${remedy.slice(1)}; or hand it over: set deletionPolicy: Orphan on ${holder} and delete it, and this one takes it over`
+  );
+}
