@@ -44,6 +44,12 @@ export const annotations = {
   claimant: "berth.dev/claimant",
   /** When the claim was made (RFC 3339): of two claimants of one object, the earlier holds it. */
   claimedAt: "berth.dev/claimed-at",
+  /**
+   * What the resource owns beyond its first ID, as compact JSON of its status fields (growth
+   * orders, removals, replacements, the app's project, intents that may still act, day-2 requests
+   * handled): a restore without status rebuilds it before anything acts.
+   */
+  owned: "berth.dev/owned",
 } as const;
 
 /**

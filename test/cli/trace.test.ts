@@ -53,7 +53,7 @@ describe("berth trace", () => {
     expect(lines).toHaveLength(4);
     expect(lines[1]).toMatch(
       new RegExp(
-        `^Project/demo\\s+True\\s+Succeeded\\s+\\d+s\\s+${project?.status?.projectId}\\s+-\\s+\\d+s ago \\w+: `,
+        `^Project/demo\\s+True\\s+Succeeded\\s+\\d+s\\s+${project?.status?.projectId}\\s+held\\s+-\\s+\\d+s ago \\w+: `,
       ),
     );
     expect(

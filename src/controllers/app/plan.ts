@@ -32,6 +32,8 @@ import { describeState } from "./state.ts";
 export function appPlans(polls: PollIntervals): Plans<App, AppKnowledge, AppPlan> {
   return {
     externalId: "appId",
+    // The project the app is in now (a move may be under way), and the one-off requests handled.
+    owns: ["projectId", "lastHandledRestartAt", "lastHandledRebuildAt"],
     plan: (app, observed, now) => withAppCost(planApp({ app, observed, now, polls }), observed.external),
     planCleanup: (app, observed, now) =>
       withAppCost(planAppCleanup({ app, observed, now, polls }), observed.external),

@@ -27,6 +27,15 @@ import { planReplace } from "./replacement.ts";
 /** How a ServerOrder is planned: being there, going away, and a status alone (the skeleton picks). */
 export const orderPlans: Plans<ServerOrder, OrderKnowledge, OrderPlan> = {
   externalId: "orderId",
+  owns: [
+    "growthOrders",
+    "growing",
+    "removedCount",
+    "removing",
+    "lastHandledReplaceServer",
+    "replacing",
+    "replacements",
+  ],
   plan: (serverOrder, observed, now) =>
     withOrderCost(planServerOrder({ serverOrder, observed, now }), observed),
   planCleanup: (serverOrder, observed, now) =>

@@ -31,7 +31,12 @@ describe("identityMetadata", () => {
 
   it("claims an object the reconcile just learned of now, with the owner", () => {
     const status = { appId: "x", owner: { userId: "u1", credential: "key-1" } };
-    const made = identityMetadata(apps, object(), { before: {}, now: status }, "appId", now);
+    const made = identityMetadata(
+      { type: apps, externalId: "appId" },
+      object(),
+      { before: {}, now: status },
+      now,
+    );
     expect(made?.annotations).toMatchObject({
       "berth.dev/external-id": "x",
       "berth.dev/claimant": "a/web",
@@ -46,18 +51,34 @@ describe("identityMetadata", () => {
       "berth.dev/claimant": "a/web",
       "berth.dev/claimed-at": "2026-02-01T00:00:00Z",
     });
-    expect(at(identityMetadata(apps, recorded, { before: {}, now: { appId: "x" } }, "appId", now))).toBe(
-      "2026-02-01T00:00:00Z",
-    );
+    expect(
+      at(
+        identityMetadata(
+          { type: apps, externalId: "appId" },
+          recorded,
+          { before: {}, now: { appId: "x" } },
+          now,
+        ),
+      ),
+    ).toBe("2026-02-01T00:00:00Z");
     const legacy = object({ "berth.dev/external-id": "x" });
     const status = { appId: "x" };
-    expect(at(identityMetadata(apps, legacy, { before: status, now: status }, "appId", now))).toBe(
-      "2026-01-01T00:00:00Z",
-    );
+    expect(
+      at(identityMetadata({ type: apps, externalId: "appId" }, legacy, { before: status, now: status }, now)),
+    ).toBe("2026-01-01T00:00:00Z");
   });
 
-  it("records nothing before status knows the ID", () => {
-    expect(identityMetadata(apps, object(), { before: {}, now: {} }, "appId", now)).toBeUndefined();
+  it("claims nothing before status knows the ID, but keeps what it owns", () => {
+    const pending = { intents: [{ operation: "orderServers", state: "Pending" }] };
+    const kind = { type: apps, externalId: "appId" };
+    expect(identityMetadata(kind, object(), { before: {}, now: pending }, now)).toEqual({
+      labels: {},
+      annotations: { "berth.dev/owned": JSON.stringify(pending) },
+    });
+    expect(identityMetadata(kind, object(), { before: {}, now: {} }, now)).toEqual({
+      labels: {},
+      annotations: { "berth.dev/owned": null },
+    });
   });
 });
 

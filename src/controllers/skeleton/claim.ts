@@ -19,6 +19,7 @@ import {
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Watch } from "./controller.ts";
 import type { Resource } from "./kind.ts";
+import { ownedValue } from "./owned.ts";
 
 /** Where the external ID a resource names comes from. */
 export type Named = "status" | "annotation" | "spec";
@@ -102,20 +103,21 @@ function cachedClaimants(deps: ControllerDeps, type: ResourceType, id: string): 
 }
 
 /**
- * The labels and annotations that keep the claim, external ID and owner once status knows the ID
- * (see `withRestoredIdentity`): a claim already recorded for the ID keeps its time; one the
+ * The labels and annotations that keep what the resource owns (always) and its claim, external
+ * ID and owner once status knows the ID (see `withRestoredIdentity`): a claim already recorded for the ID keeps its time; one the
  * resource held before claims were recorded dates from its creation; a new one from `now`.
  */
 export function identityMetadata(
-  type: ResourceType,
+  kind: { type: ResourceType; externalId?: string | undefined; owns?: readonly string[] | undefined },
   object: KubeObject,
   status: { before: unknown; now: unknown },
-  field: string | undefined,
   now: Date,
-): { labels: Record<string, string>; annotations: Record<string, string> } | undefined {
+): { labels: Record<string, string>; annotations: Record<string, string | null> } {
+  const { type, externalId: field } = kind;
   const known = (status.now ?? {}) as Record<string, unknown> & { owner?: { userId: string } };
+  const owned = { [annotations.owned]: ownedValue(known, kind.owns ?? []) ?? null };
   const id = field === undefined ? undefined : known[field];
-  if (field === undefined || typeof id !== "string") return undefined;
+  if (field === undefined || typeof id !== "string") return { labels: {}, annotations: owned };
   const kept = object.metadata.annotations ?? {};
   const before = (status.before as Record<string, unknown> | undefined)?.[field];
   const at =
@@ -130,6 +132,7 @@ export function identityMetadata(
     annotations: {
       ...claim.annotations,
       ...(known.owner === undefined ? {} : { [annotations.owner]: known.owner.userId }),
+      ...owned,
     },
   };
 }

@@ -24,6 +24,7 @@ export interface Plans<R, K, P> {
   planCleanup(resource: R, knowledge: K, now: Date): P;
   report(resource: R, knowledge: K, change: ConditionChange, now: Date): P;
   externalId?: string | undefined;
+  owns?: readonly string[] | undefined;
 }
 
 function holdsFinalizer(resource: Resource): boolean {

@@ -135,6 +135,7 @@ function toyKind(behaviour: Behaviour) {
 
 /** The object after a JSON patch of its finalizers (the only JSON patches the skeleton sends). */
 function patchFinalizers(object: KubeObject, body: unknown, log: string[]): KubeObject {
+  if (!Array.isArray(body)) return patchAnnotations(object, body, log);
   let finalizers = [...(object.metadata.finalizers ?? [])];
   for (const op of body as { op: string; path: string; value?: unknown }[]) {
     if (op.op === "add") {
@@ -148,6 +149,19 @@ function patchFinalizers(object: KubeObject, body: unknown, log: string[]): Kube
   }
   const resourceVersion = String(Number(object.metadata.resourceVersion ?? "1") + 1);
   return { ...object, metadata: { ...object.metadata, finalizers, resourceVersion } };
+}
+
+/** A merge patch of annotations (null removes one). */
+function patchAnnotations(object: KubeObject, body: unknown, log: string[]): KubeObject {
+  const wanted = (body as { metadata: { annotations: Record<string, string | null> } }).metadata.annotations;
+  const annotations: Record<string, string> = { ...object.metadata.annotations };
+  for (const [key, value] of Object.entries(wanted)) {
+    if (value === null) delete annotations[key];
+    else annotations[key] = value;
+  }
+  log.push(`annotate ${Object.keys(wanted).join(",")}`);
+  const resourceVersion = String(Number(object.metadata.resourceVersion ?? "1") + 1);
+  return { ...object, metadata: { ...object.metadata, annotations, resourceVersion } };
 }
 
 function start(want: number, metadata: Record<string, unknown> = {}) {
@@ -435,8 +449,12 @@ describe("converge: intents", () => {
       since: now.toISOString(),
       state: "Pending",
     };
-    expect(log).toEqual(["patch status", "perform spend"]);
+    // Kept where backups keep it first, then in status, then the call.
+    expect(log).toEqual(["annotate berth.dev/owned", "patch status", "perform spend"]);
     expect(patches).toEqual([{ intents: [record] }]);
+    expect(JSON.parse(writes[0]?.metadata.annotations?.["berth.dev/owned"] ?? "{}")).toEqual({
+      intents: [record],
+    });
     expect(spendCall(1).key).toMatch(/^spend\.uid-t\./);
     // perform acts on the object as written: the intent is in its status.
     expect(seenIntents).toEqual([[record]]);

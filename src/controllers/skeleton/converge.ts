@@ -6,7 +6,7 @@ import { type Progress, performRound, type RoundStart, type Stop } from "./round
 import { settleIntents } from "./settlement.ts";
 
 /** Where one reconcile starts acting from. */
-export interface ConvergeStart<R, K> extends RoundStart<R> {
+export interface ConvergeStart<R extends Resource, K> extends RoundStart<R> {
   resource: R;
   knowledge: K;
 }

@@ -3,6 +3,7 @@ import { canonicalJson, HostingApiError, idempotencyKey, isHostingError } from "
 import { isDeferral } from "../../runtime/index.ts";
 import type { Owner } from "../service/ownership.ts";
 import { Reason } from "../service/reasons.ts";
+import type { Resource } from "./kind.ts";
 import { type ObjectWrites, recordIntents, type Written } from "./object.ts";
 
 /** What a planned action that spends or releases carries: the skeleton records it before the call. */
@@ -232,7 +233,7 @@ function refusedForCertain(error: unknown): error is HostingApiError {
 }
 
 /** Where an action's intent is kept: the object as written and the intents as they stand. */
-export interface IntentProgress<R> extends Written<R> {
+export interface IntentProgress<R extends Resource> extends Written<R> {
   intents: Intent[];
 }
 
@@ -242,7 +243,7 @@ export interface IntentProgress<R> extends Written<R> {
  * gets a new key), its record taken back when the call never left (no room in the budget), and left
  * Pending when the outcome is unknown. `call`'s error is thrown on. Without an intent, only `call`.
  */
-export async function underIntent<R extends { status?: { intents?: Intent[] | undefined } | undefined }>(
+export async function underIntent<R extends Resource>(
   progress: IntentProgress<R>,
   intent: IntentCall | undefined,
   record: { writes: ObjectWrites<R>; owner: Owner | undefined; now: Date },

@@ -170,6 +170,12 @@ export interface Kind<
   waiting?(knowledge: K): boolean;
   /** The status field holding the external object's ID, also kept in the berth.dev/external-id annotation. */
   externalId?: string;
+  /**
+   * Status fields that record what the resource owns beyond its external ID (orders, removals, the
+   * app's project, day-2 requests handled), kept with the owner and its open intents in the
+   * berth.dev/owned annotation so a restore without status rebuilds them (see `owned.ts`).
+   */
+  owns?: readonly string[];
   /** What the output ConfigMap (spec.outputs) holds for this status: only keys whose values are known. Pure. */
   outputs(resource: R, status: P["status"]): Record<string, string>;
   /**

@@ -1,16 +1,19 @@
 import type { z } from "zod";
 import type { Intent } from "../../api/intents.ts";
-import { finalizer } from "../../api/meta.ts";
+import { annotations, finalizer } from "../../api/meta.ts";
 import {
   type EventRecorder,
   ensureFinalizer,
   type Json,
   type KubeClient,
   type KubeObject,
+  patchAnnotations,
   patchStatus,
   type ResourceType,
   removeFinalizer,
 } from "../../runtime/index.ts";
+import type { Resource } from "./kind.ts";
+import { ownedValue, withRestoredIdentity } from "./owned.ts";
 
 // The Kubernetes object one reconcile works on: parsed (leniently while it is deleted), written
 // before the final status (the finalizer, Pending intents, the release), and parsed again after
@@ -51,14 +54,17 @@ function withoutPaths(value: unknown, paths: PropertyKey[][]): Record<string, un
   return copy;
 }
 
-/** The object parsed again after a write; the resource as it was when it no longer parses. */
-function parseAgain<R>(schema: z.ZodType<R>, object: KubeObject, resource: R): R {
-  const parsed = parseForReconcile(schema, object);
-  return parsed.success ? parsed.data : resource;
+/**
+ * The object parsed again after a write, with what a restore put back into its status kept (the
+ * status write comes last); the resource as it was when it no longer parses.
+ */
+function parseAgain<R extends Resource>(kind: ObjectWrites<R>["kind"], object: KubeObject, resource: R): R {
+  const parsed = parseForReconcile(kind.schema, object);
+  return parsed.success ? withRestoredIdentity(parsed.data, kind.externalId) : resource;
 }
 
 /** The object as one reconcile has written it so far, and the resource parsed from it. */
-export interface Written<R> {
+export interface Written<R extends Resource> {
   object: KubeObject;
   resource: R;
 }
@@ -70,37 +76,52 @@ export interface Release {
 }
 
 /** Where one reconcile writes its object, made once per reconcile. */
-export interface ObjectWrites<R> {
+export interface ObjectWrites<R extends Resource> {
   kube: KubeClient;
   recorder: EventRecorder;
-  kind: { type: ResourceType; schema: z.ZodType<R>; externalId?: string | undefined };
+  kind: {
+    type: ResourceType;
+    schema: z.ZodType<R>;
+    externalId?: string | undefined;
+    owns?: readonly string[] | undefined;
+  };
   /** Told of each status write before the final one (its watch event is no news). */
   onWrite?: ((before: KubeObject, written: KubeObject) => void) | undefined;
 }
 
 /** Adds berth's finalizer: the object as written, which later actions start from. */
-export async function addFinalizer<R>(writes: ObjectWrites<R>, at: Written<R>): Promise<Written<R>> {
+export async function addFinalizer<R extends Resource>(
+  writes: ObjectWrites<R>,
+  at: Written<R>,
+): Promise<Written<R>> {
   const object = await ensureFinalizer(writes.kube, writes.kind.type, at.object, finalizer);
-  return { object, resource: parseAgain(writes.kind.schema, object, at.resource) };
+  return { object, resource: parseAgain(writes.kind, object, at.resource) };
 }
 
-/** Writes status.intents before a call, so a crash or a lost answer during it is noticed. */
-export async function recordIntents<R>(
+/**
+ * Writes status.intents before a call, so a crash or a lost answer during it is noticed; and keeps
+ * them in the berth.dev/owned annotation too, so a restore from a backup taken meanwhile does.
+ */
+export async function recordIntents<R extends Resource>(
   writes: ObjectWrites<R>,
   at: Written<R>,
   intents: Intent[],
 ): Promise<Written<R>> {
+  const { kube, kind } = writes;
   const status = { ...(at.object.status as Record<string, unknown> | undefined), intents } as Json;
-  const written = await patchStatus(writes.kube, writes.kind.type, at.object, status);
+  const owned = ownedValue(status, kind.owns ?? []) ?? null;
+  const annotated =
+    (await patchAnnotations(kube, kind.type, at.object, { [annotations.owned]: owned })) ?? at.object;
+  const written = await patchStatus(kube, kind.type, annotated, status);
   if (written.written) writes.onWrite?.(at.object, written.object);
-  return { object: written.object, resource: parseAgain(writes.kind.schema, written.object, at.resource) };
+  return { object: written.object, resource: parseAgain(kind, written.object, at.resource) };
 }
 
 /**
  * Removes berth's finalizer once nothing is left at the service (or Orphan keeps it there), with an
  * event for what the release leaves to a person.
  */
-export async function releaseFinalizer<R>(
+export async function releaseFinalizer<R extends Resource>(
   writes: ObjectWrites<R>,
   object: KubeObject,
   release: Release,

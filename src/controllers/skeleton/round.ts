@@ -11,7 +11,7 @@ import type { Action, BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from
 import { addFinalizer, type ObjectWrites, releaseFinalizer } from "./object.ts";
 
 /** What every round of one reconcile acts with. */
-export interface RoundStart<R> {
+export interface RoundStart<R extends Resource> {
   deps: ControllerDeps;
   /** The object as the reconcile read it (events are recorded on it). */
   object: KubeObject;

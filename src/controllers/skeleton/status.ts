@@ -141,6 +141,7 @@ export interface WriteBack<R extends Resource, S> {
   kind: {
     type: ResourceType;
     externalId?: string | undefined;
+    owns?: readonly string[] | undefined;
     outputs(resource: R, status: S): Record<string, string>;
   };
   ownWrites: OwnWrites;
@@ -174,33 +175,26 @@ export async function writeBack<R extends Resource, S extends WithConditions>(
     outputsOf({ key, type: kind.type, object, resource, status: planned }, kind.outputs),
   );
   const status = withOutputs(planned, outputs, plan.stalled || failure !== undefined, generation, now);
-  let final = object;
+  // What it owns, and its claim, external ID and owner once status knows them (see
+  // `withRestoredIdentity`): written before status, so a backup taken between the two writes
+  // still has what the status is about to say.
+  const wanted = identityMetadata(kind, object, { before: write.previous, now: status }, now);
+  const annotated = await patchMetadata(deps.kube, kind.type, object, wanted);
+  if (annotated !== undefined && ownWrites.record(key, object, annotated)) write.wrote(annotated);
+  const current = annotated ?? object;
   const readySeen = await writeStatus({
     deps,
     type: kind.type,
-    object,
+    object: current,
     createdAt: resource.metadata.creationTimestamp,
     previous: write.previous,
     next: status,
     readySeen: write.readySeen,
     problemRecorded: failure !== undefined,
     onWritten: (next) => {
-      ownWrites.record(key, object, next);
+      ownWrites.record(key, current, next);
       write.wrote(next);
-      final = next;
     },
   });
-  // The claim, external ID and owner, also in metadata once status knows them (see `withRestoredIdentity`).
-  const wanted = identityMetadata(
-    kind.type,
-    final,
-    { before: write.previous, now: status },
-    kind.externalId,
-    now,
-  );
-  if (wanted !== undefined) {
-    const annotated = await patchMetadata(deps.kube, kind.type, final, wanted);
-    if (annotated !== undefined && ownWrites.record(key, final, annotated)) write.wrote(annotated);
-  }
   return { status, outputs, readySeen };
 }

@@ -1,0 +1,59 @@
+import { annotations } from "../../api/meta.ts";
+import type { Resource } from "./kind.ts";
+
+// What a resource owns beyond its first ID (growth orders, removals, replacements, the app's
+// project, Pending intents, the day-2 requests already handled) lives in status, which backups and
+// migrations drop. It is also kept, compact, in one annotation, where they keep it, and put back
+// into a status that lost it before anything acts.
+
+type Status = Record<string, unknown> & { intents?: { state?: string }[] | undefined };
+
+/** Fields every kind keeps: the owner, and the intents that may still act. */
+const always = ["owner", "intents"] as const;
+
+/**
+ * The `berth.dev/owned` annotation's value for this status: the fields `owns` names that it holds,
+ * with only the intents that may still act (a refused one is settled). Undefined when it holds none.
+ */
+export function ownedValue(status: unknown, owns: readonly string[]): string | undefined {
+  const known = (status ?? {}) as Status;
+  const kept: Record<string, unknown> = {};
+  for (const field of [...owns, ...always]) {
+    const value = field === "intents" ? known.intents?.filter((i) => i.state !== "Refused") : known[field];
+    if (value !== undefined && !(Array.isArray(value) && value.length === 0)) kept[field] = value;
+  }
+  return Object.keys(kept).length === 0 ? undefined : JSON.stringify(kept);
+}
+
+/**
+ * The resource with what its annotations kept put back into a status that lost it (a restore from
+ * a backup or an export, which carry no status): the external ID, the owner and everything it owns,
+ * Pending intents too (an order whose ID is not known yet). Fields status still holds win; a status
+ * that knows its external ID is left as it is.
+ */
+export function withRestoredIdentity<R extends Resource>(resource: R, field: string | undefined): R {
+  const kept = resource.metadata.annotations ?? {};
+  const id = kept[annotations.externalId];
+  const status = (resource.status ?? {}) as Status;
+  const owned = kept[annotations.owned];
+  const known = id !== undefined && id !== "";
+  if (field === undefined || typeof status[field] === "string" || (!known && owned === undefined))
+    return resource;
+  const userId = kept[annotations.owner];
+  const owner = userId === undefined ? {} : { owner: { userId, credential: "restored from annotation" } };
+  const restored = { ...owner, ...ownedOf(owned), ...status, ...(known ? { [field]: id } : {}) };
+  return { ...resource, status: restored };
+}
+
+function ownedOf(value: string | undefined): Record<string, unknown> {
+  if (value === undefined) return {};
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
+  } catch {
+    // An annotation a person mangled restores nothing; the schema check after it says what is wrong.
+    return {};
+  }
+}
