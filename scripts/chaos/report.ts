@@ -1,4 +1,4 @@
-import { invariantNames } from "./invariants.ts";
+import { invariantNames } from "./invariant-names.ts";
 import type { ChaosResult } from "./run.ts";
 
 const width = 22;
