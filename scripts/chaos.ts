@@ -11,12 +11,14 @@
 // injecting 5xx, act-then-drop creates, 429 storms and latency spikes, deleting and rotating
 // credentials (once to another user's key mid-order) and restarting the control plane; checks the
 // invariants throughout and at the end; prints figures.
-// Exit code 1 when an invariant is violated or the resources do not converge.
+// Exit code 1 when an invariant is violated, the resources do not converge, or the run did less
+// than it planned (a fault or SIGKILL that did not fire, a check skipped, a log it could not read).
 
 import { createLogger } from "../src/telemetry/logger.ts";
 import { parseOptions, usage } from "./chaos/options.ts";
 import { formatReport } from "./chaos/report.ts";
 import { runChaos } from "./chaos/run.ts";
+import { verdict } from "./chaos/verdict.ts";
 
 if (process.argv.includes("--help")) {
   process.stdout.write(usage);
@@ -28,5 +30,6 @@ process.stdout.write(
   `berth chaos: seed ${options.seed}, ${options.mode}, ${options.chaosSec} s of chaos (replay with --seed ${options.seed}${options.mode === "short" ? " --short" : ""})\n`,
 );
 const result = await runChaos(options, logger);
-process.stdout.write(formatReport(result));
-process.exitCode = result.violations.length === 0 && result.convergedSec !== undefined ? 0 : 1;
+const outcome = verdict(result);
+process.stdout.write(formatReport(result, outcome));
+process.exitCode = outcome.passed ? 0 : 1;

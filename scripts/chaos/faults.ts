@@ -100,8 +100,8 @@ export function planFaults(random: Random, setting: FaultSetting): FaultEvent[] 
 
 /** What the fault driver needs to act on the world. */
 export interface FaultTargets {
-  simulator: SimulatorProcess;
-  cluster: Cluster;
+  simulator: Pick<SimulatorProcess, "addFault" | "removeFault" | "addKey" | "revokeKey">;
+  cluster: Pick<Cluster, "deleteSecret" | "clearSecretFinalizers" | "secretState" | "putSecret">;
   userId: string;
   otherUserId: string;
   /** Each credentials Secret's contents and key ID by namespace/name; updated when a key is rotated. */
@@ -117,33 +117,55 @@ export interface StoredSecret {
   keyId: string;
 }
 
-export interface FaultCounts {
-  storms: number;
-  latencySpikes: number;
-  secretsDeleted: number;
+export type FaultType = FaultEvent["type"];
+
+export const faultTypes: readonly FaultType[] = [
+  "storm",
+  "latency",
+  "secretDeleted",
+  "keyRotated",
+  "keyOfOtherUser",
+  "controlPlaneRestart",
+];
+
+/** A number per type of timed fault. */
+export type FaultTally = Record<FaultType, number>;
+
+/** How many of each type the events hold. */
+export function tallyFaults(events: readonly FaultEvent[]): FaultTally {
+  const tally = Object.fromEntries(faultTypes.map((type) => [type, 0])) as FaultTally;
+  for (const event of events) tally[event.type]++;
+  return tally;
+}
+
+/** A timed fault that could not be carried out (or undone), and why. */
+export interface FaultFailure {
+  type: FaultType;
+  /** Seconds into the chaos it was planned for. */
+  at: number;
+  error: string;
+}
+
+/** Thrown when a fault finds nothing to act on. */
+export class FaultNotApplied extends Error {
+  readonly code = "fault_not_applied";
+}
+
+/** How the credential faults went. */
+export interface SecretOutcomes {
   /** Deleted Secrets that berth's credentials finalizer kept (Terminating) instead of letting go. */
-  secretsHeld: number;
+  held: number;
   /** Deleted Secrets whose finalizers were cleared too (an admin's forced delete). */
-  secretsForced: number;
-  secretsRestored: number;
-  keysRotated: number;
-  keysOfOtherUser: number;
-  controlPlaneRestarts: number;
+  forced: number;
+  restored: number;
 }
 
 /** Carries the timed faults out, each at its moment; every one is undone before `run` returns. */
 export class FaultDriver {
-  readonly counts: FaultCounts = {
-    storms: 0,
-    latencySpikes: 0,
-    secretsDeleted: 0,
-    secretsHeld: 0,
-    secretsForced: 0,
-    secretsRestored: 0,
-    keysRotated: 0,
-    keysOfOtherUser: 0,
-    controlPlaneRestarts: 0,
-  };
+  /** Faults carried out (and undone) without an error, by type. */
+  readonly fired: FaultTally = tallyFaults([]);
+  readonly failures: FaultFailure[] = [];
+  readonly secrets: SecretOutcomes = { held: 0, forced: 0, restored: 0 };
   readonly #targets: FaultTargets;
   readonly #pending: Promise<void>[] = [];
 
@@ -156,8 +178,14 @@ export class FaultDriver {
       const wait = startedAt + event.at * 1000 - Date.now();
       if (wait > 0) await sleep(wait);
       this.#pending.push(
-        this.#apply(event).catch((error: unknown) =>
-          this.#targets.logger.error({ error: String(error), event: event.type }, "fault failed"),
+        this.#apply(event).then(
+          () => {
+            this.fired[event.type]++;
+          },
+          (error: unknown) => {
+            this.failures.push({ type: event.type, at: event.at, error: String(error) });
+            this.#targets.logger.error({ error: String(error), event: event.type }, "fault failed");
+          },
         ),
       );
     }
@@ -169,7 +197,6 @@ export class FaultDriver {
     logger.info({ event }, "fault");
     switch (event.type) {
       case "storm": {
-        this.counts.storms++;
         await this.#during(event.seconds, {
           operation: "*",
           status: 429,
@@ -178,7 +205,6 @@ export class FaultDriver {
         return;
       }
       case "latency":
-        this.counts.latencySpikes++;
         await this.#during(
           event.seconds,
           ...(event.onlyCreates
@@ -196,7 +222,6 @@ export class FaultDriver {
         await this.#otherUserFor(event.namespace, event.name, event.seconds);
         return;
       case "controlPlaneRestart":
-        this.counts.controlPlaneRestarts++;
         await this.#targets.restartControlPlane();
         logger.info("control plane restarted");
         return;
@@ -210,13 +235,11 @@ export class FaultDriver {
    */
   async #deleteAndRestore(namespace: string, name: string, seconds: number, force: boolean): Promise<void> {
     const { cluster, logger } = this.#targets;
-    const stored = this.#targets.secrets.get(`${namespace}/${name}`);
-    if (stored === undefined) return;
-    this.counts.secretsDeleted++;
+    const stored = this.#storedSecret(namespace, name);
     await retried(() => cluster.deleteSecret(namespace, name));
     if (force) {
       await retried(() => cluster.clearSecretFinalizers(namespace, name));
-      this.counts.secretsForced++;
+      this.secrets.forced++;
     }
     await sleep(seconds * 1000);
     const deadline = Date.now() + seconds * 1000;
@@ -226,12 +249,12 @@ export class FaultDriver {
       state = await retried(() => cluster.secretState(namespace, name));
     }
     if (state === "terminating") {
-      this.counts.secretsHeld++;
+      this.secrets.held++;
       logger.info({ secret: `${namespace}/${name}` }, "Secret held by berth's finalizer; left Terminating");
       return;
     }
     await retried(() => cluster.putSecret(namespace, name, stored.data));
-    this.counts.secretsRestored++;
+    this.secrets.restored++;
     logger.info({ secret: `${namespace}/${name}`, was: state }, "Secret restored");
   }
 
@@ -239,14 +262,12 @@ export class FaultDriver {
   async #rotate(namespace: string, name: string, revokeAfterSec: number): Promise<void> {
     const { simulator, cluster, secrets, tokens } = this.#targets;
     const key = `${namespace}/${name}`;
-    const old = secrets.get(key);
-    if (old === undefined) return;
+    const old = this.#storedSecret(namespace, name);
     const fresh = await simulator.addKey(this.#targets.userId);
     tokens.push(fresh.token);
     const data = { ...old.data, apiKey: fresh.token };
     secrets.set(key, { data, keyId: fresh.id });
     await retried(() => cluster.putSecret(namespace, name, data));
-    this.counts.keysRotated++;
     await sleep(revokeAfterSec * 1000);
     await simulator.revokeKey(old.keyId);
   }
@@ -255,12 +276,10 @@ export class FaultDriver {
   async #otherUserFor(namespace: string, name: string, seconds: number): Promise<void> {
     const { simulator, cluster, secrets, tokens } = this.#targets;
     const key = `${namespace}/${name}`;
-    const old = secrets.get(key);
-    if (old === undefined) return;
+    const old = this.#storedSecret(namespace, name);
     const wrong = await simulator.addKey(this.#targets.otherUserId);
     tokens.push(wrong.token);
     await retried(() => cluster.putSecret(namespace, name, { ...old.data, apiKey: wrong.token }));
-    this.counts.keysOfOtherUser++;
     await sleep(seconds * 1000);
     const right = await simulator.addKey(this.#targets.userId);
     tokens.push(right.token);
@@ -269,6 +288,13 @@ export class FaultDriver {
     await retried(() => cluster.putSecret(namespace, name, data));
     await simulator.revokeKey(wrong.id);
     await simulator.revokeKey(old.keyId);
+  }
+
+  #storedSecret(namespace: string, name: string): StoredSecret {
+    const stored = this.#targets.secrets.get(`${namespace}/${name}`);
+    if (stored === undefined)
+      throw new FaultNotApplied(`no credentials Secret ${namespace}/${name} to act on`);
+    return stored;
   }
 
   async #during(seconds: number, ...rules: FaultRule[]): Promise<void> {

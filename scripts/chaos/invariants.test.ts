@@ -1,195 +1,285 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { instanceTypes } from "../../src/simulator/catalog.ts";
-import type { Kind, Resource } from "./cluster.ts";
-import { namespaces } from "./environment.ts";
-import { Checker } from "./invariants.ts";
-import { Ledger, type Tracked, Violations } from "./ledger.ts";
-import { type PlannedResource, planLoad, resourceKey, signatureOf } from "./plan.ts";
-import { Random } from "./random.ts";
-import type { ServiceSnapshot } from "./service.ts";
+import { checkConverged, checkLogText, checkStalledCalls } from "./end-checks.ts";
+import {
+  cluster,
+  inCluster,
+  project,
+  ready,
+  serverOrder,
+  serverPrice,
+  service,
+  stalled,
+  world,
+} from "./invariant-fixtures.ts";
+import { type InvariantName, invariantNames } from "./invariant-names.ts";
 
-const type = instanceTypes.find((t) => t.csp === "native" && t.gpu === 0);
-if (type === undefined) throw new Error("no native instance type in the catalog");
-const placement = { csp: "native", region: "eu-central", zone: "eu-central-1a", instanceType: type.id };
-
-function orderResource(): PlannedResource {
-  return {
-    kind: "ServerOrder",
-    namespace: "ns",
-    name: "so",
-    key: resourceKey("ns", "ServerOrder", "so"),
-    policy: "Delete",
-    spec: { ...placement, count: 2, approved: true },
-    createAt: 0,
-    deleteAt: undefined,
-    updates: [],
-    order: { signature: signatureOf(placement), costMicros: 0, maxMicros: 1e12, overBudget: false },
-  };
+/**
+ * For each invariant, one history told twice: `broken` breaks exactly that invariant, otherwise
+ * the history keeps it. Each returns the invariants the checker reported.
+ */
+interface History {
+  story: string;
+  run(broken: boolean): InvariantName[];
 }
 
-/** A checker over one ServerOrder created a minute ago. */
-function setUp() {
-  const resource = orderResource();
-  const ledger = new Ledger({ namespaces: [], resources: [resource] });
-  const violations = new Violations(Date.now());
-  const checker = new Checker(ledger, violations, new Set(["ServerFailed"]), Date.now() - 60_000);
-  const tracked = ledger.get(resource.key) as Tracked;
-  tracked.created = true;
-  tracked.createdAt = Date.now() - 60_000;
-  tracked.approvals.push({ at: 0, approved: true });
-  const invariants = () => violations.list().map((v) => v.invariant);
-  return { checker, tracked, invariants };
-}
+const ago = (ms: number) => Date.now() - ms;
 
-function cluster(
-  status: Record<string, unknown>,
-  annotations?: Record<string, string>,
-): Map<Kind, Resource[]> {
-  const resource = {
-    metadata: {
-      name: "so",
-      namespace: "ns",
-      uid: "u",
-      generation: 3,
-      ...(annotations ? { annotations } : {}),
+const histories: Record<InvariantName, History> = {
+  "one-object-per-resource": {
+    story: "a create retried after its answer was lost leaves a second project of the same name",
+    run(broken) {
+      const p = project("p-0");
+      const { checker, found } = world(p);
+      const duplicate = broken ? [{ id: "prj_2", name: "ns.p-0" }] : [];
+      checker.observeService(service({ projects: [{ id: "prj_1", name: "ns.p-0" }, ...duplicate] }), ago(0));
+      return found();
     },
-    status: {
-      orderId: "ord_1",
-      conditions: [{ type: "Ready", status: "True", reason: "Succeeded", observedGeneration: 3 }],
-      ...status,
+  },
+  "finalizer-held-while-object-exists": {
+    story: "a deleted Project leaves the cluster while its project still exists at the service",
+    run(broken) {
+      const p = project("p-0");
+      const { checker, tracked, found } = world(p);
+      checker.observeCluster(
+        cluster({ kind: "Project", resource: inCluster(p, { projectId: "prj_1" }) }),
+        ago(20_000),
+      );
+      tracked(p).deleteRequestedAt = ago(10_000);
+      const deleting = inCluster(p, { projectId: "prj_1" }, [ready], true);
+      checker.observeCluster(broken ? cluster() : cluster({ kind: "Project", resource: deleting }), ago(0));
+      checker.observeService(service({ projects: [{ id: "prj_1", name: "ns.p-0" }] }), ago(0));
+      return found();
     },
-  } as Resource;
-  return new Map<Kind, Resource[]>([["ServerOrder", [resource]]]);
-}
+  },
+  "nothing-left-after-delete": {
+    story: "a deleted ServerOrder's first order is gone at the end, its growth order still billing",
+    run(broken) {
+      const so = serverOrder();
+      const { checker, tracked, found } = world(so);
+      checker.observeCluster(
+        cluster({ kind: "ServerOrder", resource: inCluster(so, { orderId: "ord_1" }) }),
+        ago(20_000),
+      );
+      tracked(so).deleteRequestedAt = ago(10_000);
+      checker.observeCluster(cluster(), ago(0));
+      const growth = broken ? ["running"] : ["deprovisioning"];
+      checker.finalCheck(service({ orders: [{ id: "ord_2", servers: growth }] }), ago(0));
+      return found();
+    },
+  },
+  "orphan-keeps-object": {
+    story: "a Project deleted with deletionPolicy Orphan takes its project with it",
+    run(broken) {
+      const p = project("p-0", "Orphan");
+      const { checker, tracked, found } = world(p);
+      checker.observeCluster(
+        cluster({ kind: "Project", resource: inCluster(p, { projectId: "prj_1" }) }),
+        ago(20_000),
+      );
+      tracked(p).deleteRequestedAt = ago(10_000);
+      checker.observeCluster(cluster(), ago(0));
+      const left = broken ? [] : [{ id: "prj_1", name: "ns.p-0" }];
+      checker.finalCheck(service({ projects: left }), ago(0));
+      return found();
+    },
+  },
+  "order-within-maxHourlyCost": {
+    story: "capped at two servers, a growth order adds a third while none of the first two leaves",
+    run(broken) {
+      const { checker, found } = world(serverOrder({ count: 2, maxServers: 2 }));
+      const first = broken ? ["running", "running"] : ["running", "deprovisioning"];
+      checker.observeService(
+        service({
+          orders: [
+            { id: "ord_1", servers: first },
+            { id: "ord_2", servers: ["running"] },
+          ],
+        }),
+        ago(0),
+      );
+      return found();
+    },
+  },
+  "order-only-when-approved": {
+    story: "an order appears two minutes after approval was withdrawn",
+    run(broken) {
+      const so = serverOrder();
+      const { checker, tracked, found } = world(so);
+      if (broken) tracked(so).approvals = [{ at: ago(120_000), approved: false }];
+      checker.observeService(service({ orders: [{ id: "ord_1", servers: ["running"] }] }), ago(0));
+      return found();
+    },
+  },
+  "servers-equal-count": {
+    story: "a Ready ServerOrder of count 2 holds three working servers over two orders",
+    run(broken) {
+      const so = serverOrder({ count: 2 });
+      const { checker, found } = world(so);
+      checker.observeCluster(
+        cluster({ kind: "ServerOrder", resource: inCluster(so, { orderId: "ord_1" }) }),
+        ago(0),
+      );
+      const first = broken ? ["running", "running"] : ["running", "retiring"];
+      checker.finalCheck(
+        service({
+          orders: [
+            { id: "ord_1", servers: first },
+            { id: "ord_2", servers: ["running", "failed"] },
+          ],
+        }),
+        ago(0),
+      );
+      return found();
+    },
+  },
+  "annotation-echoed-within-a-minute": {
+    story: "a replace-server value sent 61 s ago is not in status.lastHandledReplaceServer",
+    run(broken) {
+      const so = serverOrder();
+      const { checker, tracked, found } = world(so);
+      tracked(so).echo = { value: "0xa@t1", at: ago(61_000) };
+      const handled = broken ? "0xa@t0" : "0xa@t1";
+      const status = { orderId: "ord_1", lastHandledReplaceServer: handled };
+      checker.observeCluster(cluster({ kind: "ServerOrder", resource: inCluster(so, status) }), ago(0));
+      return found();
+    },
+  },
+  "stalled-makes-few-calls": {
+    story: "a Stalled ServerOrder calls about its order six times in a simulated minute",
+    run(broken) {
+      const so = serverOrder();
+      const { ledger, tracked, violations, found } = world(so);
+      tracked(so).last = inCluster(so, { orderId: "ORD_1" }, [stalled("ServerFailed")]);
+      const paths = Array.from({ length: broken ? 6 : 5 }, () => "/servers/orders/ord_1");
+      checkStalledCalls(ledger.created(), paths, 1, violations);
+      return found();
+    },
+  },
+  "over-budget-stalls": {
+    story: "a ServerOrder whose estimate is over maxHourlyCost ends Ready instead of Stalled OverBudget",
+    run(broken) {
+      const so = serverOrder({ overBudget: true });
+      const { checker, found } = world(so);
+      const conditions = broken ? [ready] : [stalled("OverBudget")];
+      checker.observeCluster(
+        cluster({ kind: "ServerOrder", resource: inCluster(so, {}, conditions) }),
+        ago(0),
+      );
+      checker.finalCheck(service(), ago(0));
+      return found();
+    },
+  },
+  "ends-ready-or-stalled": {
+    story: "a Project ends Stalled for a reason the README's troubleshooting table does not list",
+    run(broken) {
+      const p = project("p-0");
+      const { checker, found } = world(p);
+      const conditions = [stalled(broken ? "SomethingWentWrong" : "InvalidSpec")];
+      checker.observeCluster(
+        cluster({ kind: "Project", resource: inCluster(p, { projectId: "prj_1" }, conditions) }),
+        ago(0),
+      );
+      checker.finalCheck(service({ projects: [{ id: "prj_1", name: "ns.p-0" }] }), ago(0));
+      return found();
+    },
+  },
+  "ready-matches-service": {
+    story: "a renamed Project is Ready while the service still has the old name",
+    run(broken) {
+      const p = project("p-0");
+      const { checker, tracked, found } = world(p);
+      tracked(p).spec.displayName = "ns.p-0.v2";
+      checker.observeCluster(
+        cluster({ kind: "Project", resource: inCluster(p, { projectId: "prj_1" }) }),
+        ago(0),
+      );
+      const name = broken ? "ns.p-0" : "ns.p-0.v2";
+      checker.finalCheck(service({ projects: [{ id: "prj_1", name }] }), ago(0));
+      return found();
+    },
+  },
+  "resource-stays": {
+    story: "a Project nobody deleted is no longer listed",
+    run(broken) {
+      const p = project("p-0");
+      const { checker, found } = world(p);
+      const listed = inCluster(p, { projectId: "prj_1" });
+      checker.observeCluster(broken ? cluster() : cluster({ kind: "Project", resource: listed }), ago(0));
+      return found();
+    },
+  },
+  "no-key-in-logs": {
+    story: "the operator logs a request's Authorization header",
+    run(broken) {
+      const { violations, found } = world();
+      const token = "bk_live_0123456789abcdef";
+      const header = broken ? `Bearer ${token}` : "Bearer <redacted>";
+      checkLogText(
+        `{"level":30,"msg":"calling"}\n{"level":50,"authorization":"${header}"}\n`,
+        [token],
+        violations,
+      );
+      return found();
+    },
+  },
+  converges: {
+    story: "a Project is still Reconciling when the convergence timeout runs out",
+    run(broken) {
+      const { violations, found } = world();
+      if (broken) checkConverged(undefined, ["ns/Project/p-0: generation 3; Reconciling"], 90, violations);
+      else checkConverged(Date.now(), [], 90, violations);
+      return found();
+    },
+  },
+};
 
-function service(orders: { id: string; servers: string[] }[]): ServiceSnapshot {
-  return {
-    projects: [],
-    apps: [],
-    grids: [],
-    orders: orders.map((o) => ({ id: o.id, state: "completed", ...placement, count: o.servers.length })),
-    servers: orders.flatMap((o) =>
-      o.servers.map((state, i) => ({ address: `0x${o.id}${i}`, orderId: o.id, state })),
-    ),
-  };
-}
-
-describe("chaos invariants", () => {
-  it("an order placed long after approval was withdrawn is a violation; one right after it may be in flight", () => {
-    const { checker, tracked, invariants } = setUp();
-    checker.observeService(service([{ id: "ord_1", servers: ["running", "running"] }]), Date.now() - 50_000);
-    tracked.approvals.push({ at: Date.now() - 5_000, approved: false });
-    checker.observeService(
-      service([
-        { id: "ord_1", servers: ["running", "running"] },
-        { id: "ord_2", servers: ["running"] },
-      ]),
-      Date.now() - 40_000,
-    );
-    expect(invariants()).toEqual([]);
-    checker.observeService(
-      service([
-        { id: "ord_1", servers: ["running", "running"] },
-        { id: "ord_2", servers: ["running"] },
-        { id: "ord_3", servers: ["running"] },
-      ]),
-      Date.now() - 1_000,
-    );
-    expect(invariants()).toEqual([]);
-    tracked.approvals = [{ at: Date.now() - 120_000, approved: false }];
-    checker.observeService(
-      service([
-        { id: "ord_1", servers: ["running", "running"] },
-        { id: "ord_4", servers: ["running"] },
-      ]),
-      Date.now(),
-    );
-    expect(invariants()).toEqual(["order-only-when-approved"]);
+describe("every invariant the chaos run reports", () => {
+  it("has a history that breaks it and one that keeps it, and no history names an unlisted one", () => {
+    const listed: readonly string[] = invariantNames;
+    expect(invariantNames.filter((name) => histories[name] === undefined)).toEqual([]);
+    expect(Object.keys(histories).filter((name) => !listed.includes(name))).toEqual([]);
   });
 
-  it("a Ready ServerOrder holds as many servers as spec.count over all its orders, failed and leaving ones aside", () => {
-    const grown = setUp();
-    grown.checker.observeCluster(cluster({}), Date.now());
-    grown.checker.finalCheck(
-      service([
-        { id: "ord_1", servers: ["running", "retiring"] },
-        { id: "ord_2", servers: ["running"] },
-      ]),
-      Date.now(),
-    );
-    expect(grown.invariants()).toEqual([]);
+  describe.each(invariantNames)("%s", (name) => {
+    it("is the only violation reported when a history breaks it", () => {
+      expect(histories[name].run(true), histories[name].story).toEqual([name]);
+    });
 
-    const twice = setUp();
-    twice.checker.observeCluster(cluster({}), Date.now());
-    twice.checker.finalCheck(
-      service([
-        { id: "ord_1", servers: ["running", "running"] },
-        { id: "ord_2", servers: ["running", "failed"] },
-      ]),
-      Date.now(),
-    );
-    expect(twice.invariants()).toEqual(["servers-equal-count"]);
-  });
-
-  it("a replace-server value must be echoed within a minute, unless the order waits for approval", () => {
-    const late = setUp();
-    late.tracked.echo = { value: "0xa@t1", at: Date.now() - 61_000 };
-    late.checker.observeCluster(cluster({ lastHandledReplaceServer: "0xa@t0" }), Date.now());
-    expect(late.invariants()).toEqual(["annotation-echoed-within-a-minute"]);
-
-    const echoed = setUp();
-    echoed.tracked.echo = { value: "0xa@t1", at: Date.now() - 61_000 };
-    echoed.checker.observeCluster(cluster({ lastHandledReplaceServer: "0xa@t1" }), Date.now());
-    expect(echoed.invariants()).toEqual([]);
-    expect(echoed.tracked.echo).toBeUndefined();
-
-    const waiting = setUp();
-    waiting.tracked.echo = { value: "0xa@t1", at: Date.now() - 61_000 };
-    const awaiting = { type: "Ready", status: "False", reason: "AwaitingApproval", observedGeneration: 3 };
-    waiting.checker.observeCluster(cluster({ conditions: [awaiting] }), Date.now());
-    expect(waiting.invariants()).toEqual([]);
+    it("is not reported when the same history keeps it", () => {
+      expect(histories[name].run(false), histories[name].story).toEqual([]);
+    });
   });
 });
 
-describe("the chaos plan", () => {
-  it("drives day 2: the short seeded run CI makes moves, retargets and ServerOrder changes; the full run every sort", () => {
-    const sizes = { projects: 3, apps: 6, grids: 2, orders: 3 };
-    const full = planLoad(
-      Random.forPurpose(13, "load"),
-      namespaces,
-      { projects: 16, apps: 32, grids: 10, orders: 9 },
-      960,
+describe("the cost cap over a whole ServerOrder", () => {
+  it("counts a growth order in flight at the servers it asks for, before they exist", () => {
+    const cost = (growthState: string) => {
+      const { checker, found } = world(serverOrder({ count: 2, maxServers: 2 }));
+      const orders = [
+        { id: "ord_1", servers: ["running", "running"] },
+        { id: "ord_2", state: growthState, count: 1, servers: [] },
+      ];
+      checker.observeService(service({ orders }), ago(0));
+      return found();
+    };
+    expect(cost("provisioning")).toEqual(["order-within-maxHourlyCost"]);
+    expect(cost("failed")).toEqual([]);
+  });
+
+  it("names the orders and what they cost together", () => {
+    const { checker, violations } = world(serverOrder({ count: 2, maxServers: 2 }));
+    checker.observeService(
+      service({
+        orders: [
+          { id: "ord_1", servers: ["running", "running"] },
+          { id: "ord_2", servers: ["running"] },
+        ],
+      }),
+      ago(0),
     );
-    const whats = new Set(full.resources.flatMap((r) => r.updates.map((u) => u.what)));
-    // The seed CI runs the short suite with.
-    const ciSeed = Number(/--short --seed (\d+)/.exec(readFileSync(".ci/run", "utf8"))?.[1]);
-    const short = planLoad(Random.forPurpose(ciSeed, "load"), namespaces, sizes, 150);
-    const shortWhats = new Set(short.resources.flatMap((r) => r.updates.map((u) => u.what)));
-    expect([...shortWhats]).toEqual(
-      expect.arrayContaining([
-        "App move",
-        "App move retargeted",
-        "ServerOrder approval withdrawn",
-        "ServerOrder count grown",
-        "ServerOrder hibernated",
-        "ServerOrder replace-server annotation",
-        "ServerOrder grid switched",
-        "ServerOrder count shrunk",
-        "a server failed at the service",
-      ]),
-    );
-    expect([...whats].sort()).toEqual(
-      expect.arrayContaining([
-        "App move",
-        "App move retargeted",
-        "ServerOrder approval withdrawn",
-        "ServerOrder count grown",
-        "ServerOrder count shrunk",
-        "ServerOrder hibernated",
-        "ServerOrder replace-server annotation",
-        "a server failed at the service",
-      ]),
-    );
+    const [violation] = violations.list();
+    expect(violation?.detail).toContain(`${((3 * serverPrice) / 1e6).toFixed(2)}/h together`);
+    expect(violation?.detail).toContain("ord_1");
+    expect(violation?.detail).toContain("ord_2");
   });
 });

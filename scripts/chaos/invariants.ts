@@ -12,6 +12,8 @@ interface ExternalObject {
   live: boolean;
   /** An order's servers that count towards spec.count: not leaving, not failed. */
   servers: number;
+  /** What an order's servers cost per hour (micros): those it delivered, or all it asks for while in flight. */
+  hourlyMicros: number;
   label: string;
   name: string | undefined;
   image: string | undefined;
@@ -23,25 +25,6 @@ const echoWithinMs = 60_000;
 /** How long a call decided before approval was withdrawn may still be on its way (retries included). */
 const inFlightMs = 20_000;
 const namePattern = /^([a-z0-9-]+)\.([a-z0-9-]+)(\.v\d+)?$/;
-
-/** Every invariant the checker and the run may report, for the report's legend. */
-export const invariantNames = [
-  "one-object-per-resource",
-  "finalizer-held-while-object-exists",
-  "nothing-left-after-delete",
-  "orphan-keeps-object",
-  "order-within-maxHourlyCost",
-  "order-only-when-approved",
-  "servers-equal-count",
-  "annotation-echoed-within-a-minute",
-  "stalled-makes-few-calls",
-  "over-budget-stalls",
-  "ends-ready-or-stalled",
-  "ready-matches-service",
-  "resource-stays",
-  "no-key-in-logs",
-  "converges",
-];
 
 /** The Stalled reasons the README's troubleshooting table lists: the actionable ones. */
 export async function actionableReasons(readmePath: string): Promise<Set<string>> {
@@ -137,16 +120,18 @@ export class Checker {
           `${objects.length} objects: ${objects.map((o) => o.label).join(", ")}`,
         );
       }
-      const live = objects.filter((o) => o.live);
-      if (tracked.plan.policy === "Delete" && tracked.goneAt !== undefined && live.length > 0) {
+      // The finalizer guards the object its status named; anything else left is nothing-left-after-delete's.
+      const named = objects.filter((o) => o.live && tracked.ids.includes(o.id));
+      if (tracked.plan.policy === "Delete" && tracked.goneAt !== undefined && named.length > 0) {
         this.#violations.add(
           "finalizer-held-while-object-exists",
           key,
-          `gone from the cluster ${ago(tracked.goneAt)} (deletionPolicy Delete) while ${live.map((o) => o.label).join(", ")} still exists`,
+          `gone from the cluster ${ago(tracked.goneAt)} (deletionPolicy Delete) while ${named.map((o) => o.label).join(", ")} still exists`,
         );
       }
+      if (tracked.plan.order !== undefined) this.#checkCost(tracked, objects);
     }
-    for (const order of snapshot.orders) this.#checkOrder(order);
+    for (const order of snapshot.orders) this.#checkApproved(order);
     this.#previousReadingAt = readAt;
     return byKey;
   }
@@ -304,19 +289,22 @@ export class Checker {
     return summary(last);
   }
 
-  #checkOrder(order: ServiceOrder): void {
+  /** What all of a ServerOrder's orders hold at once (first, growth and replacement orders) stays within spec.maxHourlyCost. */
+  #checkCost(tracked: Tracked, objects: ExternalObject[]): void {
+    const max = tracked.plan.order?.maxMicros;
+    const cost = objects.reduce((sum, o) => sum + o.hourlyMicros, 0);
+    if (max === undefined || cost <= max) return;
+    const holding = objects.filter((o) => o.hourlyMicros > 0).map((o) => o.label);
+    this.#violations.add(
+      "order-within-maxHourlyCost",
+      tracked.plan.key,
+      `its orders cost ${decimal(cost)}/h together, above spec.maxHourlyCost ${decimal(max)}: ${holding.join(", ")}`,
+    );
+  }
+
+  #checkApproved(order: ServiceOrder): void {
     const tracked = this.#ledger.bySignature(signatureOf(order));
     if (tracked?.plan.order === undefined) return;
-    const price = instanceTypes.find((t) => t.id === order.instanceType)?.hourlyPrice ?? 0;
-    const cost = price * order.count;
-    const max = tracked.plan.order.maxMicros;
-    if (cost > max) {
-      this.#violations.add(
-        "order-within-maxHourlyCost",
-        tracked.plan.key,
-        `order ${order.id} costs ${decimal(cost)}/h, above spec.maxHourlyCost ${decimal(max)}`,
-      );
-    }
     if (this.#ordersSeen.has(order.id)) return;
     this.#ordersSeen.add(order.id);
     // Placed since the last reading began: a call decided before a withdrawal may still be on its way.
@@ -357,6 +345,7 @@ export class Checker {
           id: p.id,
           live: true,
           servers: 0,
+          hourlyMicros: 0,
           label: `project ${p.id} (${p.name})`,
           name: p.name,
           image: undefined,
@@ -368,7 +357,15 @@ export class Checker {
       const image = a.config?.image;
       add(
         named("App", a.name),
-        { id: a.id, live: true, servers: 0, label: `app ${a.id} (${a.name})`, name: a.name, image },
+        {
+          id: a.id,
+          live: true,
+          servers: 0,
+          hourlyMicros: 0,
+          label: `app ${a.id} (${a.name})`,
+          name: a.name,
+          image,
+        },
         "App",
       );
     }
@@ -379,6 +376,7 @@ export class Checker {
           id: g.id,
           live: true,
           servers: 0,
+          hourlyMicros: 0,
           label: `grid ${g.id} (${g.name})`,
           name: g.name,
           image: undefined,
@@ -387,25 +385,27 @@ export class Checker {
       );
     }
     for (const o of snapshot.orders) {
-      const servers = snapshot.servers.filter((s) => s.orderId === o.id);
-      const billing = servers.filter((s) => !leaving.has(s.state));
-      const live = o.state === "pending" || o.state === "provisioning" || billing.length > 0;
-      const label = `order ${o.id} (${o.state}, ${billing.length} of ${servers.length} servers billing)`;
-      add(
-        this.#ledger.bySignature(signatureOf(o))?.plan.key,
-        {
-          id: o.id,
-          live,
-          servers: billing.filter((s) => s.state !== "failed").length,
-          label,
-          name: undefined,
-          image: undefined,
-        },
-        "ServerOrder",
-      );
+      add(this.#ledger.bySignature(signatureOf(o))?.plan.key, orderObject(o, snapshot), "ServerOrder");
     }
     return byKey;
   }
+}
+
+function orderObject(o: ServiceOrder, snapshot: ServiceSnapshot): ExternalObject {
+  const servers = snapshot.servers.filter((s) => s.orderId === o.id);
+  const billing = servers.filter((s) => !leaving.has(s.state));
+  const inFlight = o.state === "pending" || o.state === "provisioning";
+  const held = billing.filter((s) => s.state !== "failed").length;
+  const price = instanceTypes.find((t) => t.id === o.instanceType)?.hourlyPrice ?? 0;
+  return {
+    id: o.id,
+    live: inFlight || billing.length > 0,
+    servers: held,
+    hourlyMicros: price * (inFlight ? Math.max(o.count, held) : held),
+    label: `order ${o.id} (${o.state}, ${billing.length} of ${servers.length} servers billing)`,
+    name: undefined,
+    image: undefined,
+  };
 }
 
 function ago(at: number): string {

@@ -1,4 +1,5 @@
 import type { Kind, Resource } from "./cluster.ts";
+import type { InvariantName } from "./invariant-names.ts";
 import type { LoadPlan, PlannedResource } from "./plan.ts";
 
 /** What the suite knows of one planned resource: what it asked for, and what it has seen of it. */
@@ -87,7 +88,7 @@ export function statusId(kind: Kind, resource: Resource | undefined): string | u
 }
 
 export interface Violation {
-  invariant: string;
+  invariant: InvariantName;
   subject: string;
   detail: string;
   /** Seconds since the suite started. */
@@ -105,7 +106,7 @@ export class Violations {
     this.#startedAt = startedAt;
   }
 
-  add(invariant: string, subject: string, detail: string): void {
+  add(invariant: InvariantName, subject: string, detail: string): void {
     const key = `${invariant} ${subject}`;
     const known = this.#items.get(key);
     if (known !== undefined) {

@@ -3,13 +3,14 @@ import type { Logger } from "../../src/telemetry/logger.ts";
 import { type Cluster, type Kind, kinds, type Resource } from "./cluster.ts";
 import { createOperations } from "./faults.ts";
 import type { Checker } from "./invariants.ts";
-import type { ServiceReader, ServiceSnapshot } from "./service.ts";
+import { retried } from "./load.ts";
+import type { ServiceReader } from "./service.ts";
 import type { RequestRecord, SimulatorProcess } from "./simulator.ts";
 
-/** Every resource of every kind, read one kind after the other. */
+/** Every resource of every kind, read one kind after the other (through a control-plane restart). */
 export async function readCluster(cluster: Cluster): Promise<Map<Kind, Resource[]>> {
   const lists = new Map<Kind, Resource[]>();
-  for (const kind of kinds) lists.set(kind, await cluster.list(kind));
+  for (const kind of kinds) lists.set(kind, await retried(() => cluster.list(kind)));
   return lists;
 }
 
@@ -49,29 +50,36 @@ export interface Readers {
   checker: Checker;
   creates: CreateLog;
   logger: Logger;
+  /** Wall-clock ms the run started, for the time of a failed check. */
+  startedAt: number;
 }
 
-/** One check: the cluster, then the service, then the create log. False when a reading failed. */
-export async function checkOnce(readers: Readers): Promise<ServiceSnapshot | undefined> {
+/** One check: the cluster, then the service, then the create log. The reason it failed, if it did. */
+export async function checkOnce(readers: Readers): Promise<string | undefined> {
   const readAt = Date.now();
   try {
     readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
     const serviceReadAt = Date.now();
-    const snapshot = await readers.service.snapshot();
-    readers.checker.observeService(snapshot, serviceReadAt);
+    readers.checker.observeService(await readers.service.snapshot(), serviceReadAt);
     await readers.creates.collect(readers.simulator);
-    return snapshot;
-  } catch (error) {
-    readers.logger.warn({ error: String(error) }, "a check could not read everything; skipped");
     return undefined;
+  } catch (error) {
+    const reason = `t+${Math.round((Date.now() - readers.startedAt) / 1000)}s: ${String(error)}`;
+    readers.logger.error({ error: String(error) }, "a check could not read everything; the run will fail");
+    return reason;
   }
 }
 
-/** Checks every `intervalMs` until `stop` says so; returns how many checks were skipped. */
-export async function checkUntil(readers: Readers, intervalMs: number, stop: () => boolean): Promise<number> {
-  let skipped = 0;
+/** Checks every `intervalMs` until `stop` says so; returns why each check that failed did. */
+export async function checkUntil(
+  readers: Readers,
+  intervalMs: number,
+  stop: () => boolean,
+): Promise<string[]> {
+  const skipped: string[] = [];
   while (!stop()) {
-    if ((await checkOnce(readers)) === undefined) skipped++;
+    const failure = await checkOnce(readers);
+    if (failure !== undefined) skipped.push(failure);
     await sleep(intervalMs);
   }
   return skipped;

@@ -61,7 +61,9 @@ const argsSchema = z.object({
 export const usage = `Usage: npm run chaos -- [--short] [--seed N] [--duration 16m] [--clock-speed 20] [--operator scaled|cli] [--keep]
 
 A seeded chaos run of the operator against the simulator and a local control plane; it prints its
-invariants and exits non-zero when one is violated or the resources do not converge.
+invariants, how many of each planned fault and SIGKILL fired, and a verdict. It exits non-zero when
+an invariant is violated, the resources do not converge, or the run did less than it planned (a
+fault or SIGKILL that did not fire, a check that failed, a log it could not read).
   --short         the CI version (about 4 minutes); without it the full version (about 20 minutes)
   --seed N        drives every random choice (default 13): the same seed replays the same plan
   --duration D    seconds (150s) or minutes (16m) of chaos (default: 150s short, 16m full)

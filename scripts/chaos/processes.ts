@@ -67,6 +67,7 @@ export class OperatorSupervisor {
   #child: ChildProcess | undefined;
   #killing = false;
   #stopped = false;
+  #queue: Promise<void> = Promise.resolve();
   kills = 0;
   starts = 0;
   /** Exits nobody asked for (a crash), with their exit code or signal. */
@@ -98,21 +99,31 @@ export class OperatorSupervisor {
     this.#child = child;
   }
 
-  /** SIGKILL, wait for the exit, start again. */
-  async killAndRestart(): Promise<void> {
-    await this.kill();
-    this.start();
+  /**
+   * SIGKILL, wait for the exit, start again; whether a running operator was killed. One at a time:
+   * a scheduled kill and a control-plane restart's never overlap (two would start two operators).
+   */
+  killAndRestart(): Promise<boolean> {
+    const next = this.#queue.then(async () => {
+      const killed = await this.kill();
+      this.start();
+      return killed;
+    });
+    this.#queue = next.then(() => undefined);
+    return next;
   }
 
-  async kill(): Promise<void> {
+  /** Whether a running operator was killed (false while none runs, e.g. between a crash and its restart). */
+  async kill(): Promise<boolean> {
     const child = this.#child;
-    if (child === undefined || !running(child)) return;
+    if (child === undefined || !running(child)) return false;
     this.#killing = true;
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
     await exited;
     this.#killing = false;
     this.kills++;
+    return true;
   }
 
   async stop(): Promise<void> {

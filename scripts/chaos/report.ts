@@ -1,5 +1,7 @@
-import { invariantNames } from "./invariants.ts";
+import type { FaultType } from "./faults.ts";
+import { invariantNames } from "./invariant-names.ts";
 import type { ChaosResult } from "./run.ts";
+import type { Verdict } from "./verdict.ts";
 
 const width = 22;
 
@@ -35,9 +37,14 @@ function kindsPlanned(result: ChaosResult): Record<string, number> {
   return counts;
 }
 
-/** The figures and every violation, as text. */
-export function formatReport(result: ChaosResult): string {
-  const { options, load, faults, operator } = result;
+/** "fired of planned" for one type of timed fault. */
+function fired(result: ChaosResult, type: FaultType): string {
+  return `${result.faults.fired[type]} of ${result.faults.planned[type]} planned fired`;
+}
+
+/** The figures, every violation and the verdict, as text. */
+export function formatReport(result: ChaosResult, verdict: Verdict): string {
+  const { options, load, secrets, operator } = result;
   const statuses = byStatus(result);
   const total = result.stats.requests.total;
   const fivexx = [500, 502, 503].reduce((sum, s) => sum + (statuses.get(s) ?? 0), 0);
@@ -53,26 +60,30 @@ export function formatReport(result: ChaosResult): string {
     "  load",
     `created ${load.created}, updated ${load.updated} (${list(load.updates)}), deleted ${load.deleted}, failed ${load.failed}`,
   );
+  const byThemselves = operator.unexpectedExits.length;
   out += line(
     "operator",
-    `${operator.kills} SIGKILLs, ${operator.starts} starts, ${operator.unexpectedExits.length} exits on its own${operator.unexpectedExits.length > 0 ? ` (${operator.unexpectedExits.join(", ")})` : ""}`,
+    `SIGKILLs ${result.kills.fired} of ${result.kills.planned} planned fired (${operator.kills} in all, control-plane restarts included), ${operator.starts} starts, ${byThemselves} exits on its own${byThemselves > 0 ? ` (${operator.unexpectedExits.join(", ")})` : ""}`,
   );
   out += line("hosting requests", `${total} (all keys, the suite's reads included)`);
   out += line("faults: 5xx", `${fivexx} responses (${percent(fivexx)}; 20% rule on every operation)`);
   out += line("  act-then-drop", `${list(result.creates.dropped)} (key forgotten; 5% rule on the creates)`);
   out += line(
-    "  429",
-    `${statuses.get(429) ?? 0} responses (${faults.storms} storms, Retry-After up to 60 simulated s)`,
+    "  429 storms",
+    `${fired(result, "storm")}: ${statuses.get(429) ?? 0} responses (Retry-After up to 60 simulated s)`,
   );
   out += line(
     "  latency spikes",
-    `${faults.latencySpikes} (1–10 s for 4–10 s: on half of all requests, or on every create)`,
+    `${fired(result, "latency")} (1–10 s for 4–10 s: on half of all requests, or on every create)`,
   );
   out += line(
-    "  credentials",
-    `Secret deleted ${faults.secretsDeleted} (${faults.secretsForced} with its finalizers cleared), restored ${faults.secretsRestored}, held Terminating by the credentials finalizer ${faults.secretsHeld}; key rotated ${faults.keysRotated}, a key of another user put in mid-order ${faults.keysOfOtherUser}`,
+    "  Secret deleted",
+    `${fired(result, "secretDeleted")}: ${secrets.forced} with its finalizers cleared, ${secrets.restored} restored, ${secrets.held} held Terminating by the credentials finalizer`,
   );
-  out += line("  control plane", `${faults.controlPlaneRestarts} restart`);
+  out += line("  key rotated", fired(result, "keyRotated"));
+  out += line("  other user's key", `${fired(result, "keyOfOtherUser")} (put in mid-order)`);
+  out += line("  control plane", `${fired(result, "controlPlaneRestart")} (restarts)`);
+  for (const f of result.faults.failures) out += `    ✗ ${f.type} at ${f.at.toFixed(1)} s: ${f.error}\n`;
   out += line(
     "objects created",
     `${list(result.creates.acted)} (acted creates: 201, or 202 for a real order, not replayed)`,
@@ -80,8 +91,9 @@ export function formatReport(result: ChaosResult): string {
   out += line("  seen at the service", list(result.seen));
   out += line(
     "invariant checks",
-    `${result.checks.passes} readings of both sides, ${result.checks.skipped} skipped`,
+    `${result.checks.passes} readings of both sides, ${result.checks.skipped.length} skipped`,
   );
+  for (const reason of result.checks.skipped.slice(0, 5)) out += `    ✗ ${reason}\n`;
   out += line(
     "converged",
     result.convergedSec === undefined
@@ -96,5 +108,7 @@ export function formatReport(result: ChaosResult): string {
   for (const v of result.violations) {
     out += `  ✗ ${v.invariant}: ${v.subject} (t+${v.atSec}s, seen ${v.seen}×)\n      ${v.detail}\n`;
   }
+  out += line("verdict", verdict.passed ? "PASS" : `FAIL (${verdict.failures.length} reasons)`);
+  for (const failure of verdict.failures) out += `  ✗ ${failure}\n`;
   return out;
 }
