@@ -218,6 +218,12 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
         .filter((e) => e.regarding?.name === name && e.reason === reason)
         .map((e) => e.note ?? "");
     },
+    /** Whether the injected fault `id` has hit as many requests as its `times` said. */
+    faultSpent(id: string): boolean {
+      return sim()
+        .spentFaults()
+        .some((f) => f.id === id);
+    },
     /** Requests the simulator saw with this test's key (optionally one operation). */
     requests(operation?: string) {
       const keyId = state.account?.keyId;
