@@ -87,6 +87,11 @@ async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> 
   }
 }
 
+async function activeWorkers(registry: Registry): Promise<number | undefined> {
+  const gauge = await registry.getSingleMetric("controller_runtime_active_workers")?.get();
+  return gauge?.values[0]?.value;
+}
+
 describe("Controller", () => {
   it("reconciles existing and new objects, never one key twice at once, and again after a change mid-reconcile", async () => {
     const store = new Store(logger);
@@ -393,16 +398,35 @@ describe("Controller", () => {
   it("takes its worker back after an answer while no other key is queued", async () => {
     const store = new Store(logger);
     store.upsert(object("a", "1"));
-    const finished: string[] = [];
+    const answer = gate();
+    const work = gate();
+    const steps: string[] = [];
     const reconcile: Reconciler = async ({ key }, context) => {
-      await context.whileWaiting(new Promise((resolve) => setTimeout(resolve, 20)));
-      finished.push(key);
+      steps.push(`${key} starts`);
+      if (key === "ns/a") {
+        await context.whileWaiting(answer.opened);
+        steps.push("ns/a answered");
+        // Working on the answer, not waiting: this holds a worker.
+        await work.opened;
+      }
+      steps.push(`${key} ends`);
       return Outcome.done();
     };
-    const { controller: c } = controller(store, reconcile, 1, { maxInFlight: 2 });
+    const { controller: c, registry } = controller(store, reconcile, 1, { maxInFlight: 2 });
     await c.start();
-    await until(() => finished.length === 1);
+    await until(() => steps.includes("ns/a starts"));
+    expect(await activeWorkers(registry)).toBe(0);
+    answer.open();
+    await until(() => steps.includes("ns/a answered"));
+    expect(await activeWorkers(registry)).toBe(1);
+    store.upsert(object("b", "1"));
+    // b is taken off the queue and waits for the only worker, which a holds again.
+    await until(() => c.queue.length === 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    work.open();
+    await until(() => steps.includes("ns/b ends"));
     await c.stop();
+    expect(steps).toEqual(["ns/a starts", "ns/a answered", "ns/a ends", "ns/b starts", "ns/b ends"]);
   });
 
   it("never deadlocks when a reconcile holding the only worker waits for another's answer (one shared GET /me)", async () => {

@@ -7,25 +7,16 @@ import { repoRoot, run } from "../deploy/helpers.ts";
 
 /**
  * The package as a user installs it: `npm pack` (which builds dist/), `npm install -g` into a
- * temporary prefix, then the `berth` bin on Node 24 and on an older Node the machine has.
+ * temporary prefix, then the `berth` bin on Node 24 and on an older Node.
  */
 const node24 = path.dirname(process.execPath);
 const systemPath = (process.env.PATH ?? "").split(":").filter((entry) => !entry.includes("node_modules"));
 
-/** A Node older than 24 on this machine (its own /usr/bin/node is 20), found as `which -a node` would. */
+/** Node 22, the pinned devDependency `node-22` (npm ci installs it), not whatever the machine has. */
 function olderNode(): { bin: string; version: string } {
-  for (const dir of ["/usr/bin", "/usr/local/bin", "/bin", ...systemPath]) {
-    const bin = path.join(dir, "node");
-    try {
-      const version = execFileSync(bin, ["--version"], { encoding: "utf8" }).trim().slice(1);
-      if (Number.parseInt(version, 10) < 24) return { bin, version };
-    } catch {
-      // not there, or not runnable
-    }
-  }
-  throw new Error(
-    "no Node.js older than 24 on this machine: install one (apt-get install nodejs) to run this test",
-  );
+  const bin = path.join(repoRoot, "node_modules", "node-22", "bin", "node");
+  const version = execFileSync(bin, ["--version"], { encoding: "utf8" }).trim().slice(1);
+  return { bin, version };
 }
 
 let dir = "";
@@ -81,8 +72,13 @@ describe("berth installed with npm install -g", () => {
     expect(stdout).toContain("Usage: berth trace <kind>/<name> [flags]");
   });
 
+  it("runs on the pinned Node 24, not on the older Node beside it", () => {
+    expect(process.versions.node.split(".")[0]).toBe("24");
+  });
+
   it("on an older Node, says which Node it needs and exits 2 before loading anything", () => {
     const older = olderNode();
+    expect(Number.parseInt(older.version, 10)).toBeLessThan(24);
     let failure: { status?: number; stderr?: string; stdout?: string } = {};
     try {
       execFileSync(berth, ["--help"], {

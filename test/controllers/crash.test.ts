@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { kubeconfigPath } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { hasCondition, sleep, useOperatorEnvironment } from "./support.ts";
+import { hasCondition, until, useOperatorEnvironment } from "./support.ts";
 
 /** `berth operator` as its own process, watching one namespace. */
 function operatorProcess(namespace: string): ChildProcess {
@@ -35,21 +35,23 @@ describe("operator killed between the create call and the status write", () => {
     const projectId = (await service.post<{ id: string }>("/projects", { name: "demo" })).body.id;
 
     // The simulator holds the create for 3 s (the request is in progress, then acts and answers).
-    env.sim.injectFault({ operation: "createApp", latencyMs: 3000, times: 1 });
+    const held = env.sim.injectFault({ operation: "createApp", latencyMs: 3000, times: 1 });
     const child = operatorProcess(env.namespace);
     const exited = new Promise((resolve) => child.once("exit", resolve));
     try {
       await env.create("apps", "web", { projectId, image: "nginx:1.27" });
-      // The finalizer goes on just before the create is sent.
-      await env.waitFor("apps", "web", (a) => (a?.metadata.finalizers ?? []).includes("berth.dev/finalizer"));
-      await sleep(500);
+      // Killed only once the create reached the service: the fault is used up when it hits.
+      await until(() => env.faultSpent(held), "the create held at the service");
       child.kill("SIGKILL");
       await exited;
     } finally {
       child.kill("SIGKILL");
     }
+    expect(env.sim.spentFaults()).toEqual([expect.objectContaining({ id: held, hits: 1 })]);
     const afterKill = await env.get("apps", "web");
     expect(afterKill?.status?.appId).toBeUndefined();
+    // The service acts on the create with nobody left to hear the answer.
+    await until(() => env.requests("createApp").some((r) => r.status === 201), "the held create answered");
 
     const restarted = operatorProcess(env.namespace);
     try {

@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { CoreV1Api, type V1ConfigMap } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
-import { kubeConfig, kubeconfigPath } from "../support/kube.ts";
+import { kubeConfig, kubeconfigPath, unlessNotFound } from "../support/kube.ts";
 import { hasCondition, sleep, until, useOperatorEnvironment } from "./support.ts";
 
 const run = promisify(execFile);
@@ -20,11 +20,7 @@ describe("outputs for other workloads", () => {
   const core = kubeConfig().makeApiClient(CoreV1Api);
 
   async function readConfigMap(name: string): Promise<V1ConfigMap | undefined> {
-    try {
-      return await core.readNamespacedConfigMap({ name, namespace: env.namespace });
-    } catch {
-      return undefined;
-    }
+    return unlessNotFound(core.readNamespacedConfigMap({ name, namespace: env.namespace }));
   }
 
   async function waitForConfigMap(name: string, test: (configMap: V1ConfigMap | undefined) => boolean) {

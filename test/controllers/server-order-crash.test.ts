@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { berthObjects, pending, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig, kubeconfigPath } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { sleep, useOperatorEnvironment } from "./support.ts";
+import { until, useOperatorEnvironment } from "./support.ts";
 
 /** `berth operator` as its own process, watching one namespace. */
 function operatorProcess(namespace: string): ChildProcess {
@@ -38,6 +38,7 @@ describe("operator killed while the real order call is in flight", () => {
       instanceType: "native.small",
       count: 1,
     };
+    const placed = () => env.requests("provisionServers").filter((r) => r.status === 202 && !r.replayed);
     const first = operatorProcess(env.namespace);
     try {
       await objects.create("serverorders", "batch", spec);
@@ -48,24 +49,26 @@ describe("operator killed while the real order call is in flight", () => {
         30_000,
       );
       // The service holds the real order (after the fresh estimate) for 3 s, in progress under its key, then acts.
-      env.sim.injectFault({ operation: "provisionServers", latencyMs: 3000, skip: 1, times: 1 });
+      const held = env.sim.injectFault({ operation: "provisionServers", latencyMs: 3000, skip: 1, times: 1 });
       await objects.patch("serverorders", "batch", { spec: { approved: true, maxHourlyCost: "1" } });
-      // Status records the order's intent before the call is sent.
+      // Status records the order's intent before the call is sent; the kill waits for the call itself.
       await objects.waitFor("serverorders", "batch", (o) => pending(o, "orderServers") !== undefined);
-      await sleep(500);
+      await until(() => env.faultSpent(held), "the order held at the service");
       await stop(first, "SIGKILL");
+      expect(env.sim.spentFaults()).toEqual([expect.objectContaining({ id: held, hits: 1 })]);
     } finally {
       await stop(first, "SIGKILL");
     }
     expect((await objects.get("serverorders", "batch"))?.status?.orderId).toBeUndefined();
+    // The service places the order with nobody left to hear the answer.
+    await until(() => placed().length === 1, "the held order placed");
 
     const second = operatorProcess(env.namespace);
     try {
       const ready = await objects.waitFor("serverorders", "batch", withCondition("Ready"), 40_000);
       const orders = await service.items<{ id: string }>("/servers/orders");
       expect(orders.map((o) => o.id)).toEqual([ready?.status?.orderId]);
-      const placed = env.requests("provisionServers").filter((r) => r.status === 202 && !r.replayed);
-      expect(placed).toHaveLength(1);
+      expect(placed()).toHaveLength(1);
       expect(ready?.status?.servers).toHaveLength(1);
     } finally {
       await stop(second, "SIGTERM");
@@ -95,11 +98,12 @@ describe("operator killed while the growth order call is in flight", () => {
       await objects.create("serverorders", "batch", spec);
       await objects.waitFor("serverorders", "batch", withCondition("Ready"), 40_000);
       // The growth order (after its dry run) is held for 3 s under its key, then acts.
-      env.sim.injectFault({ operation: "provisionServers", latencyMs: 3000, skip: 1, times: 1 });
+      const held = env.sim.injectFault({ operation: "provisionServers", latencyMs: 3000, skip: 1, times: 1 });
       await objects.patch("serverorders", "batch", { spec: { count: 3 } });
       await objects.waitFor("serverorders", "batch", (o) => pending(o, "growServers") !== undefined);
-      await sleep(500);
+      await until(() => env.faultSpent(held), "the growth order held at the service");
       await stop(first, "SIGKILL");
+      expect(env.sim.spentFaults()).toEqual([expect.objectContaining({ id: held, hits: 1 })]);
     } finally {
       await stop(first, "SIGKILL");
     }
@@ -109,6 +113,7 @@ describe("operator killed while the growth order call is in flight", () => {
       step: { target: 3 },
     });
     expect(killed?.status?.growthOrders).toBeUndefined();
+    await until(() => placed().length === 2, "the held growth order placed");
 
     const second = operatorProcess(env.namespace);
     try {

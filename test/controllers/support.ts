@@ -11,7 +11,7 @@ import type { OperatorDeps } from "../../src/operator/operator.ts";
 import { KubeClient, patchTypes } from "../../src/runtime/index.ts";
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
-import { kubeConfig } from "../support/kube.ts";
+import { kubeConfig, unlessNotFound } from "../support/kube.ts";
 
 /** Simulated seconds per real second: the default timings (start 3 s, build 8 s) become fractions of a second. */
 export const clockSpeed = 20;
@@ -103,14 +103,10 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
         await core.replaceNamespacedSecret({ name, namespace: state.namespace, body });
       }
     },
-    /** The Secret's finalizers; undefined once it is gone. */
+    /** The Secret's finalizers; undefined once it is gone (a 404); any other failure is thrown. */
     async secretFinalizers(name: string): Promise<string[] | undefined> {
-      try {
-        const secret = await core.readNamespacedSecret({ name, namespace: state.namespace });
-        return secret.metadata?.finalizers ?? [];
-      } catch {
-        return undefined;
-      }
+      const secret = await unlessNotFound(core.readNamespacedSecret({ name, namespace: state.namespace }));
+      return secret === undefined ? undefined : (secret.metadata?.finalizers ?? []);
     },
     /** Sets annotations on the Secret (a merge patch). */
     async annotateSecret(name: string, annotations: Record<string, string>): Promise<void> {
@@ -172,18 +168,16 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
     async remove(plural: "apps" | "projects", name: string) {
       await custom.deleteNamespacedCustomObject({ group, version, plural, namespace: state.namespace, name });
     },
+    /** The object, or undefined once it is gone (a 404); any other failure is thrown. */
     async get(plural: "apps" | "projects", name: string): Promise<App | undefined> {
-      try {
-        return (await custom.getNamespacedCustomObject({
-          group,
-          version,
-          plural,
-          namespace: state.namespace,
-          name,
-        })) as App;
-      } catch {
-        return undefined;
-      }
+      const read = custom.getNamespacedCustomObject({
+        group,
+        version,
+        plural,
+        namespace: state.namespace,
+        name,
+      });
+      return (await unlessNotFound(read)) as App | undefined;
     },
     /** Waits until `test` holds for the object, returning it; fails with its last status otherwise. */
     async waitFor(
@@ -223,6 +217,12 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
       return list.items
         .filter((e) => e.regarding?.name === name && e.reason === reason)
         .map((e) => e.note ?? "");
+    },
+    /** Whether the injected fault `id` has hit as many requests as its `times` said. */
+    faultSpent(id: string): boolean {
+      return sim()
+        .spentFaults()
+        .some((f) => f.id === id);
     },
     /** Requests the simulator saw with this test's key (optionally one operation). */
     requests(operation?: string) {

@@ -19,7 +19,7 @@ import { type OperatorConfigInput, type RunningOperator, startOperator } from ".
 import { KubeClient, kubeEventSink, microTime } from "../../src/runtime/index.ts";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
-import { kubeConfig } from "../support/kube.ts";
+import { kubeConfig, unlessNotFound } from "../support/kube.ts";
 import {
   applyForReal,
   findObject,
@@ -207,8 +207,7 @@ describe.each(installs)("the operator under the shipped RBAC, $title", (install)
     await waitReady("apps", "web");
     expect((await readStatus("apps", "web"))?.url).toMatch(/^https:\/\//);
     const core = admin.makeApiClient(CoreV1Api);
-    const configMap = (name: string) =>
-      core.readNamespacedConfigMap({ namespace, name }).catch(() => undefined);
+    const configMap = (name: string) => unlessNotFound(core.readNamespacedConfigMap({ namespace, name }));
     const waitFor = async (what: string, test: () => Promise<boolean>) => {
       for (let attempt = 0; attempt < 300 && !(await test()); attempt++) await sleep(100);
       expect(await test(), `${what}; log:\n${logLines.join("")}`).toBe(true);

@@ -1,6 +1,7 @@
 import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import type { Condition } from "../../src/api/conditions.ts";
 import { group, version } from "../../src/api/meta.ts";
+import { unlessNotFound } from "./kube.ts";
 
 /** A berth resource as read back from the apiserver (tests look at metadata and status). */
 export interface BerthObject {
@@ -29,12 +30,11 @@ export function berthObjects(config: KubeConfig, namespace: () => string) {
       const body = { apiVersion: `${group}/${version}`, kind: kinds[plural], metadata: { name }, spec };
       return (await api.createNamespacedCustomObject({ ...at(plural), body })) as BerthObject;
     },
+    /** The object, or undefined once it is gone (a 404); any other failure is thrown. */
     async get(plural: BerthPlural, name: string): Promise<BerthObject | undefined> {
-      try {
-        return (await api.getNamespacedCustomObject({ ...at(plural), name })) as BerthObject;
-      } catch {
-        return undefined;
-      }
+      return (await unlessNotFound(api.getNamespacedCustomObject({ ...at(plural), name }))) as
+        | BerthObject
+        | undefined;
     },
     /** A JSON merge patch of the object. */
     async patch(plural: BerthPlural, name: string, body: Record<string, unknown>): Promise<void> {

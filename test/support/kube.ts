@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { ApiException, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { afterEach, beforeEach, inject } from "vitest";
 
 export function kubeconfigPath(): string {
@@ -28,4 +28,14 @@ export function useNamespace(prefix = "t"): { readonly name: string } {
     await core.deleteNamespace({ name: current.name }).catch(() => undefined);
   });
   return current;
+}
+
+/** The object `read` finds, or undefined when the apiserver says 404; any other failure is thrown. */
+export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof ApiException && error.code === 404) return undefined;
+    throw error;
+  }
 }
