@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { instanceTypes } from "../../src/simulator/catalog.ts";
+import { type ReasonsSource, readReasonsSource } from "../docs/troubleshooting.ts";
 import { conditionOf, type Kind, type Resource } from "./cluster.ts";
 import { approvedDuring, type Ledger, statusId, type Tracked, type Violations } from "./ledger.ts";
 import { decimal, resourceKey, signatureOf } from "./plan.ts";
@@ -26,17 +26,17 @@ const echoWithinMs = 60_000;
 const inFlightMs = 20_000;
 const namePattern = /^([a-z0-9-]+)\.([a-z0-9-]+)(\.v\d+)?$/;
 
-/** The Stalled reasons the README's troubleshooting table lists: the actionable ones. */
-export async function actionableReasons(readmePath: string): Promise<Set<string>> {
-  const text = await readFile(readmePath, "utf8");
-  const table = text.slice(text.indexOf("| Stalled reason |"));
-  const reasons = new Set<string>();
-  for (const line of table.split("\n").slice(2)) {
-    const match = /^\| `([A-Za-z]+)` \|/.exec(line);
-    if (match?.[1] === undefined) break;
-    reasons.add(match[1]);
-  }
-  if (reasons.size === 0) throw new Error(`no Stalled reasons found in ${readmePath}`);
+/**
+ * The reasons docs/troubleshooting/reasons.yaml lists as Stalled first: the actionable ones (not
+ * HostingError, Stalled only when the service refuses for good and Reconciling otherwise).
+ */
+export function actionableReasons(source: ReasonsSource = readReasonsSource()): Set<string> {
+  const reasons = new Set(
+    Object.entries(source.reasons)
+      .filter(([, entry]) => entry.conditions[0] === "Stalled")
+      .map(([reason]) => reason),
+  );
+  if (reasons.size === 0) throw new Error("no Stalled reasons found in docs/troubleshooting/reasons.yaml");
   return reasons;
 }
 

@@ -86,7 +86,7 @@ async function prepare(
   const plan = planLoad(Random.forPurpose(options.seed, "load"), namespaces, options.sizes, options.chaosSec);
   const ledger = new Ledger(plan);
   const violations = new Violations(startedAt);
-  const checker = new Checker(ledger, violations, await actionableReasons("README.md"));
+  const checker = new Checker(ledger, violations, actionableReasons());
   const readers: Readers = {
     cluster: env.cluster,
     service: new ServiceReader(env.simulator.baseUrl, env.checkerTokens),

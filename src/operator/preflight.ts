@@ -4,17 +4,22 @@ import { apiVersion, crdRevision, crdRevisionLabel, group } from "../api/meta.ts
 import { KubeApiError, type KubeClient } from "../runtime/index.ts";
 import type { Logger } from "../telemetry/logger.ts";
 
+/** Every reason the operator refuses to start for; docs/troubleshooting/reasons.md has an entry for each. */
+export const startupErrorCodes = [
+  "cluster_unreachable",
+  "crds_missing",
+  "crds_outdated",
+  "access_refused",
+  "caches_not_synced",
+  "metrics_certificate_unusable",
+] as const;
+export type StartupErrorCode = (typeof startupErrorCodes)[number];
+
 /** Why the operator cannot start, in one line that says what to fix. */
 export class StartupError extends Error {
-  readonly code:
-    | "cluster_unreachable"
-    | "crds_missing"
-    | "crds_outdated"
-    | "access_refused"
-    | "caches_not_synced"
-    | "metrics_certificate_unusable";
+  readonly code: StartupErrorCode;
 
-  constructor(code: StartupError["code"], message: string) {
+  constructor(code: StartupErrorCode, message: string) {
     super(message);
     this.name = "StartupError";
     this.code = code;

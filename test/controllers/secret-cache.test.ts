@@ -131,7 +131,7 @@ describe("the Secret cache: only the Secrets berth's resources read", () => {
       async () => (await env.secretFinalizers("old-key")) === undefined,
       "the Secret released and gone",
     );
-    // Deleted while no operator ran, it is released once something changes it (README: Troubleshooting).
+    // Deleted while no operator ran, it is released once something changes it (docs/troubleshooting/README.md).
     await env.annotateSecret("deleted-meanwhile", { "berth.dev/touched": "1" });
     await until(
       async () => (await env.secretFinalizers("deleted-meanwhile")) === undefined,

@@ -82,12 +82,12 @@ export async function applyForReal(yaml: string): Promise<void> {
 }
 
 /**
- * `kubectl kustomize` of a folder under deploy/ moved into `namespace` the way deploy/README.md
+ * `kubectl kustomize` of a folder under deploy/ moved into `namespace` the way docs/guides/namespaced.md
  * tells users to (a NamespaceTransformer that also moves the bindings' subjects).
  */
 /**
  * The folder under an overlay of one's own that moves it to `namespace`; `perInstall` also names its
- * cluster-scoped objects after the namespace, as deploy/README.md tells a second install to.
+ * cluster-scoped objects after the namespace, as docs/guides/namespaced.md tells a second install to.
  */
 export async function renderInNamespace(
   folder: string,
