@@ -90,8 +90,12 @@ interface Watched {
   map: MapToKeys;
 }
 
-/** resourceVersions a key's reconciles wrote whose watch events have not arrived yet (a few at most). */
-const ownWritesPerKey = 4;
+/**
+ * resourceVersions a key's reconciles wrote whose watch events have not arrived yet: a reconcile with
+ * a call under its intent writes up to six (annotation and status before the call, finalizer,
+ * annotation and status at the end).
+ */
+const ownWritesPerKey = 8;
 
 /** N workers draining a work queue fed by informers; one reconcile per key at a time. */
 export class Controller {

@@ -1,7 +1,7 @@
 import type { Intent } from "../../api/intents.ts";
 import type { Project } from "../../api/project.ts";
-import { type Settlement, settleCreate } from "../skeleton/intents.ts";
-import type { ProjectFact } from "./actions.ts";
+import { inputOf, type Settlement, settleCreate } from "../skeleton/intents.ts";
+import type { ProjectAction, ProjectFact } from "./actions.ts";
 import type { ProjectKnowledge } from "./memory.ts";
 
 /** How a Project's Pending create ended, from the lookup by name observe made. Pure. */
@@ -19,4 +19,15 @@ export function settleProjectIntent(
     project !== undefined ? [project] : knowledge.lookedUpNothing === true ? [] : undefined,
     "project",
   );
+}
+
+/**
+ * A create the lookup found no trace of, sent again under its key and name, so the service's
+ * answer settles it before a deletion releases (see `cleanup.ts`). Pure.
+ */
+export function reaskProjectIntent(intent: Intent): ProjectAction | undefined {
+  const name = inputOf<{ name: string }>(intent)?.name;
+  if (intent.operation !== "createProject" || typeof name !== "string") return undefined;
+  const call = { operation: intent.operation, input: { name }, attempt: intent.attempt, key: intent.key };
+  return { type: "create", name, idempotencyKey: intent.key, intent: call };
 }

@@ -12,7 +12,7 @@ import { serverOrderOutputs } from "./outputs.ts";
 import { doingForOrder, performServerOrder } from "./perform.ts";
 import { orderPlans } from "./plan.ts";
 import { type OrderPolls, pollMs } from "./plan-common.ts";
-import { settleOrderIntent } from "./settle.ts";
+import { reaskOrderIntent, settleOrderIntent } from "./settle.ts";
 
 /** What every ServerOrder reconcile shares besides the operator's deps. */
 export interface OrderSettings {
@@ -47,6 +47,7 @@ export function serverOrderReconciler(deps: ControllerDeps, { catalogs, polls }:
     perform: (action, context) => performServerOrder(action, context, polls),
     learn: learnOrder,
     settle: settleOrderIntent,
+    reask: reaskOrderIntent,
     doing: doingForOrder,
     schedule: (knowledge, plan, now) => ({
       knowledge,

@@ -1,8 +1,8 @@
 import type { Intent } from "../../api/intents.ts";
 import type { ServerOrder } from "../../api/server-order.ts";
-import type { Order } from "../../hosting/index.ts";
+import type { Order, ProvisionInput } from "../../hosting/index.ts";
 import { inputOf, type Recorded, type Settlement } from "../skeleton/intents.ts";
-import type { OrderFact } from "./actions.ts";
+import type { OrderAction, OrderFact } from "./actions.ts";
 import { growServers, leaving } from "./growth.ts";
 import type { OrderKnowledge } from "./memory.ts";
 import { recordedOrder } from "./perform.ts";
@@ -181,4 +181,21 @@ function withGrowth(serverOrder: ServerOrder, order: Order, intent: Intent) {
   const count =
     inputOf<{ request: { count: number } }>(intent)?.request?.count ?? order.count ?? order.servers.length;
   return [...recorded, { id: order.id, count, generation: serverOrder.metadata.generation ?? 0 }];
+}
+
+/**
+ * The first order's call sent again, identical (its key and the request it recorded), so the
+ * service's answer settles it before a deletion releases (see `cleanup.ts`). Other operations are
+ * not sent again this way. Pure.
+ */
+export function reaskOrderIntent(intent: Intent): OrderAction | undefined {
+  if (intent.operation !== "orderServers") return undefined;
+  const input = inputOf<{ request: ProvisionInput }>(intent);
+  const request = input?.request;
+  if (input === undefined || typeof request !== "object" || request === null) return undefined;
+  return {
+    type: "order",
+    input: request,
+    intent: { operation: intent.operation, input, attempt: intent.attempt, key: intent.key },
+  };
 }

@@ -140,3 +140,51 @@ describe("planFor: the skeleton decides deletion, suspend, Orphan and the finali
     expect(plan.release).toEqual({ orphan: true });
   });
 });
+
+describe("planFor: a deletion asks the service again before it releases", () => {
+  const released = {
+    ...plans,
+    planCleanup: (): Plan => ({ from: "planCleanup", actions: [], status: {}, stalled: false, release: {} }),
+    reask: (intent: { operation: string; key: string }) => ({
+      type: `again ${intent.operation} ${intent.key}`,
+    }),
+  };
+  const intent = (state: string, since: string) => ({
+    operation: "order",
+    key: "k-1",
+    input: "{}",
+    attempt: 1,
+    since,
+    state: state as "Pending" | "Refused" | "NotFound",
+  });
+  const going = (intents: ReturnType<typeof intent>[]) => ({
+    ...toy({}, { deletionTimestamp: deleting }),
+    status: { intents },
+  });
+  const hourAgo = "2029-12-31T23:00:00Z";
+
+  it.each([
+    [
+      "a call found nowhere, key still replayable: sent again, not released",
+      [intent("NotFound", hourAgo)],
+      ["again order k-1"],
+    ],
+    [
+      "its key past the service's 24 h: released",
+      [intent("NotFound", "2029-12-30T00:00:00Z")],
+      ["removeFinalizer"],
+    ],
+    ["a refused call acts no more: released", [intent("Refused", hourAgo)], ["removeFinalizer"]],
+    ["no intents: released", [], ["removeFinalizer"]],
+  ])("%s", (_, intents, steps) => {
+    const plan = planFor(released, going(intents) as Toy, known, now);
+    expect(stepsOf(plan)).toEqual(steps);
+  });
+
+  it("says what it is waiting for", () => {
+    const plan = planFor(released, going([intent("NotFound", hourAgo)]) as Toy, known, now);
+    expect(plan.change?.set.find((c) => c.type === "Reconciling")?.message).toContain(
+      "asking the service for the answer to order (key k-1) before releasing",
+    );
+  });
+});

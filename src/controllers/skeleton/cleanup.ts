@@ -19,8 +19,9 @@ export type Decided<P> = P & {
 };
 
 /** The parts of a kind the plan for a resource comes from. */
-export interface Plans<R, K, P> {
+export interface Plans<R, K, P extends BasePlan<unknown>> {
   plan(resource: R, knowledge: K, now: Date): P;
+  reask?(intent: Intent): P["actions"][number] | undefined;
   planCleanup(resource: R, knowledge: K, now: Date): P;
   report(resource: R, knowledge: K, change: ConditionChange, now: Date): P;
   externalId?: string | undefined;
@@ -65,7 +66,7 @@ function chosenPlan<R extends Resource, K extends BaseKnowledge, P extends BaseP
       const releasing = reconciling(Reason.Deleting, "releasing; it stays at the service", generation);
       return { ...kind.report(resource, knowledge, releasing, now), release: { orphan: true } };
     }
-    return kind.planCleanup(resource, knowledge, now);
+    return beforeRelease(kind, resource, knowledge, kind.planCleanup(resource, knowledge, now), now);
   }
   if (resource.spec.suspend) return kind.report(resource, knowledge, suspended(generation), now);
   if (knowledge.problem !== undefined)
@@ -73,6 +74,39 @@ function chosenPlan<R extends Resource, K extends BaseKnowledge, P extends BaseP
   const plan = kind.plan(resource, knowledge, now);
   const known = kind.externalId !== undefined && (plan.status as Record<string, unknown>)[kind.externalId];
   return !held && (plan.actions.length > 0 || known !== undefined) ? { ...plan, addsFinalizer: true } : plan;
+}
+
+/** How long the service keeps an Idempotency-Key's answer (spec: 24 h): until then a call may still act. */
+const replayableMs = 24 * 3600_000;
+
+/**
+ * A cleanup plan about to release, while a call the lookup found no trace of (`NotFound`) may
+ * still be running at the service or replay: its call is sent again, identical, and the service's
+ * answer settles it (a replay or a new object is then cleaned up like any other). What it costs
+ * when the first call never arrived: an object made and removed again, rather than one left running
+ * with no owner. A kind that can't send a call again (`reask`) releases as before.
+ */
+function beforeRelease<R extends Resource, K extends BaseKnowledge, P extends BasePlan<unknown>>(
+  kind: Plans<R, K, P>,
+  resource: R,
+  knowledge: K,
+  plan: P,
+  now: Date,
+): P {
+  if (plan.release === undefined || kind.reask === undefined) return plan;
+  for (const intent of resource.status?.intents ?? []) {
+    const age = now.getTime() - Date.parse(intent.since);
+    const action = intent.state === "NotFound" && age < replayableMs ? kind.reask(intent) : undefined;
+    if (action === undefined) continue;
+    const generation = resource.metadata.generation ?? 0;
+    const asking = reconciling(
+      Reason.Deleting,
+      `asking the service for the answer to ${intent.operation} (key ${intent.key}) before releasing: the call may still be running there`,
+      generation,
+    );
+    return { ...kind.report(resource, knowledge, asking, now), actions: [action] };
+  }
+  return plan;
 }
 
 /** The resource and knowledge an unsettled intent's plan is made from. */

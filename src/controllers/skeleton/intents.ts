@@ -3,8 +3,8 @@ import { canonicalJson, HostingApiError, idempotencyKey, isHostingError } from "
 import { isDeferral } from "../../runtime/index.ts";
 import type { Owner } from "../service/ownership.ts";
 import { Reason } from "../service/reasons.ts";
-import type { Resource } from "./kind.ts";
 import { type ObjectWrites, recordIntents, type Written } from "./object.ts";
+import type { Resource } from "./resource.ts";
 
 /** What a planned action that spends or releases carries: the skeleton records it before the call. */
 export interface IntentCall {

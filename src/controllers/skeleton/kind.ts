@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Condition, ConditionChange } from "../../api/conditions.ts";
+import type { ConditionChange } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
 import type { HostingClient, HostingError } from "../../hosting/index.ts";
 import type { Deferral, KubeObject, ResourceType } from "../../runtime/index.ts";
@@ -8,30 +8,7 @@ import type { Doing, Failure, Problem } from "../service/failure.ts";
 import type { Connection, HostingAccess } from "../service/hosting-access.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
 import type { Release } from "./object.ts";
-
-type WithConditions = {
-  conditions?: Condition[] | undefined;
-  outputs?: { configMapName: string } | undefined;
-  intents?: Intent[] | undefined;
-};
-
-/** The parts of a parsed resource the skeleton reads. */
-export interface Resource {
-  metadata: {
-    uid?: string | undefined;
-    generation?: number | undefined;
-    creationTimestamp?: string | undefined;
-    deletionTimestamp?: string | undefined;
-    finalizers?: string[] | undefined;
-    annotations?: Record<string, string> | undefined;
-  };
-  spec: {
-    outputs?: { configMapName: string } | undefined;
-    deletionPolicy?: string | undefined;
-    suspend?: boolean;
-  };
-  status?: WithConditions | undefined;
-}
+import type { Resource, WithConditions } from "./resource.ts";
 
 /** The parts of every kind's knowledge the skeleton reads and keeps current. */
 export interface BaseKnowledge {
@@ -183,6 +160,13 @@ export interface Kind<
    * input. Pure. A kind whose actions carry no intents needs none.
    */
   settle?(intent: Intent, knowledge: K, resource: R, now: Date): Settlement<F>;
+  /**
+   * The action that sends an intent's call again, identical (its key and input), so that the
+   * service's own word settles it: a replay of what it did, in progress, or done now. A deletion
+   * asks so before it releases, while the key may still act (see `cleanup.ts`). Pure.
+   */
+  reask?(intent: Intent): A | undefined;
 }
 
 export type { Doing } from "../service/failure.ts";
+export type { Resource } from "./resource.ts";

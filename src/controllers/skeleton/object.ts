@@ -12,8 +12,8 @@ import {
   type ResourceType,
   removeFinalizer,
 } from "../../runtime/index.ts";
-import type { Resource } from "./kind.ts";
 import { ownedValue, withRestoredIdentity } from "./owned.ts";
+import type { Resource } from "./resource.ts";
 
 // The Kubernetes object one reconcile works on: parsed (leniently while it is deleted), written
 // before the final status (the finalizer, Pending intents, the release), and parsed again after
@@ -110,10 +110,11 @@ export async function recordIntents<R extends Resource>(
   const { kube, kind } = writes;
   const status = { ...(at.object.status as Record<string, unknown> | undefined), intents } as Json;
   const owned = ownedValue(status, kind.owns ?? []) ?? null;
-  const annotated =
-    (await patchAnnotations(kube, kind.type, at.object, { [annotations.owned]: owned })) ?? at.object;
-  const written = await patchStatus(kube, kind.type, annotated, status);
-  if (written.written) writes.onWrite?.(at.object, written.object);
+  const annotated = await patchAnnotations(kube, kind.type, at.object, { [annotations.owned]: owned });
+  if (annotated !== undefined) writes.onWrite?.(at.object, annotated);
+  const before = annotated ?? at.object;
+  const written = await patchStatus(kube, kind.type, before, status);
+  if (written.written) writes.onWrite?.(before, written.object);
   return { object: written.object, resource: parseAgain(kind, written.object, at.resource) };
 }
 

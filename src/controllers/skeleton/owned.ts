@@ -1,5 +1,5 @@
 import { annotations } from "../../api/meta.ts";
-import type { Resource } from "./kind.ts";
+import type { Resource } from "./resource.ts";
 
 // What a resource owns beyond its first ID (growth orders, removals, replacements, the app's
 // project, Pending intents, the day-2 requests already handled) lives in status, which backups and
