@@ -135,8 +135,10 @@ function metricsReader(): Document {
 
 /** Aggregated into the built-in edit/admin and view roles, so namespace users can manage berth resources. */
 function userRoles(): Document[] {
-  const resources = kinds.map((kind) => kind.names.plural);
-  const role = (name: string, aggregateTo: string[], verbs: string[]) =>
+  const all = kinds.map((kind) => kind.names.plural);
+  // Admin-only kinds (SpendLimit) are readable by all but written by admins, like a ResourceQuota.
+  const editable = kinds.filter((kind) => kind.adminOnly !== true).map((kind) => kind.names.plural);
+  const role = (name: string, aggregateTo: string[], verbs: string[], resources: string[]) =>
     new Document({
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
@@ -156,8 +158,9 @@ function userRoles(): Document[] {
       "berth-edit",
       ["admin", "edit"],
       ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"],
+      editable,
     ),
-    role("berth-view", ["view"], ["get", "list", "watch"]),
+    role("berth-view", ["view"], ["get", "list", "watch"], all),
   ];
 }
 

@@ -3,6 +3,7 @@ import { gridKind } from "./grid.ts";
 import { projectKind } from "./project.ts";
 import type { KindDefinition } from "./resource.ts";
 import { serverOrderKind } from "./server-order.ts";
+import { spendLimitKind } from "./spend-limit.ts";
 
 export * from "./app.ts";
 export * from "./conditions.ts";
@@ -13,6 +14,13 @@ export * from "./outputs.ts";
 export * from "./project.ts";
 export * from "./resource.ts";
 export * from "./server-order.ts";
+export * from "./spend-limit.ts";
 
 /** Every kind berth serves, in the order the CRDs are generated and installed. */
-export const kinds: readonly KindDefinition[] = [projectKind, appKind, gridKind, serverOrderKind];
+export const kinds: readonly KindDefinition[] = [
+  projectKind,
+  appKind,
+  gridKind,
+  serverOrderKind,
+  spendLimitKind,
+];

@@ -19,6 +19,7 @@ describe("loadCrdFiles", () => {
       "grids.berth.dev",
       "projects.berth.dev",
       "serverorders.berth.dev",
+      "spendlimits.berth.dev",
     ]);
     const app = crds[0]?.spec.versions[0]?.schema?.openAPIV3Schema?.properties?.spec;
     expect(app?.x_kubernetes_validations?.[0]?.message).toBe(

@@ -9,7 +9,7 @@ export const apiVersion = `${group}/${version}`;
  * whenever a generated schema changes (src/api/crd/revision.test.ts fails until you do): an operator
  * refuses to start on CRDs of a lower revision, whose apiserver would prune the fields it writes.
  */
-export const crdRevision = 2;
+export const crdRevision = 3;
 export const crdRevisionLabel = "berth.dev/crd-revision";
 
 /** `kubectl get berth` lists every kind. */
@@ -82,6 +82,7 @@ export const appNames = kindNames("App", "apps", ["bapp"]);
 export const projectNames = kindNames("Project", "projects", ["bproj"]);
 export const gridNames = kindNames("Grid", "grids", ["bgrid"]);
 export const serverOrderNames = kindNames("ServerOrder", "serverorders", ["border"]);
+export const spendLimitNames = kindNames("SpendLimit", "spendlimits", ["bspend"]);
 
 function kindNames(kind: string, plural: string, shortNames: readonly string[]): KindNames {
   return { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), shortNames };

@@ -46,8 +46,10 @@ export interface KindDefinition {
   description: string;
   /** From `resourceSchema`; its `spec` and `status` become the CRD's schema. */
   schema: z.ZodObject;
-  /** The status field holding the service's ID, shown as EXTERNAL-ID. */
-  externalId: Omit<PrinterColumn, "name" | "type">;
+  /** The status field holding the service's ID, shown as EXTERNAL-ID (none: no such column). */
+  externalId?: Omit<PrinterColumn, "name" | "type">;
+  /** Written by platform admins only: the aggregated berth-edit role does not grant writing it. */
+  adminOnly?: true;
   /** Columns shown between REASON and EXTERNAL-ID. */
   columns?: readonly PrinterColumn[];
   /** Columns `kubectl get -o wide` adds after AGE. */

@@ -5,6 +5,7 @@ import { gridController } from "../controllers/grid/index.ts";
 import { projectController } from "../controllers/project/index.ts";
 import { serverOrderController } from "../controllers/server-order/index.ts";
 import type { ControllerDefinition } from "../controllers/skeleton/controller.ts";
+import { spendLimitController } from "../controllers/spend-limit/index.ts";
 
 /** Every controller the operator runs: add a kind's controller here and the operator wires it. */
 export const controllers: readonly ControllerDefinition[] = [
@@ -14,4 +15,5 @@ export const controllers: readonly ControllerDefinition[] = [
   serverOrderController,
   credentialsController,
   billingController,
+  spendLimitController,
 ];

@@ -1,17 +1,20 @@
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
-import { group } from "../api/meta.ts";
+import { appNames, group, serverOrderNames } from "../api/meta.ts";
 import { holdsCredentialsFinalizer } from "../controllers/credentials/usage.ts";
 import { ClaimWaiters } from "../controllers/service/claims.ts";
 import type { CredentialSettings } from "../controllers/service/credentials.ts";
-import { type ControllerSettings, defaultSettings } from "../controllers/service/deps.ts";
+import { type ControllerSettings, defaultSettings, resourceTypeOf } from "../controllers/service/deps.ts";
 import { HostingAccess } from "../controllers/service/hosting-access.ts";
 import { IdentityCache } from "../controllers/service/identity.ts";
 import { createResourceMetrics } from "../controllers/service/metrics.ts";
 import { ResourceBudget } from "../controllers/service/resource-budget.ts";
 import { SecretUsers } from "../controllers/service/secret-users.ts";
 import { secretType } from "../controllers/service/secrets.ts";
+import { SpendLedger, spendLimitType } from "../controllers/service/spend-ledger.ts";
 import { claimsWatch } from "../controllers/skeleton/claim.ts";
+import { spendWatch } from "../controllers/skeleton/spend-watch.ts";
+import { trackSpendLimits } from "../controllers/spend-limit/metrics.ts";
 import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
 import {
   CertificateDirectory,
@@ -36,6 +39,7 @@ import { createCostMetrics } from "../telemetry/cost-metrics.ts";
 import { createHostingMetrics } from "../telemetry/hosting-metrics.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import { createDriftMetrics, createMetrics, type WatchMetrics } from "../telemetry/metrics.ts";
+import { createSpendMetrics } from "../telemetry/spend-metrics.ts";
 import { type OperatorConfig, type OperatorConfigInput, operatorConfigSchema } from "./config.ts";
 import { controllers } from "./controllers.ts";
 import { InformerSet } from "./informers.ts";
@@ -177,6 +181,12 @@ export async function startOperator(
   const recorder = new EventRecorder({ sink: kubeEventSink(kube), logger, reportingInstance: identity });
   const resourceMetrics = createResourceMetrics(registry);
   const costMetrics = createCostMetrics(registry);
+  const spend = new SpendLedger({
+    kube,
+    costed: [appNames, serverOrderNames].map(resourceTypeOf),
+    now: Date.now,
+  });
+  trackSpendLimits(createSpendMetrics(registry), informers.get(spendLimitType));
   const controllerDeps = {
     kube,
     hosting,
@@ -194,6 +204,7 @@ export async function startOperator(
       driftIntervalMs: config.driftInterval,
     },
     claims: { namespaces: config.namespaces, waiters: new ClaimWaiters() },
+    spend,
     now: Date.now,
     random: Math.random,
   };
@@ -218,7 +229,11 @@ export async function startOperator(
       rateLimiter: controllerRateLimiter({ baseDelayMs: 1000, maxDelayMs: 300_000 }),
     });
     // A holder's deletion wakes the resources of its kind refused its object (in every kind, once).
-    const claims = definition.type.group === group ? [claimsWatch(controllerDeps, definition.type)] : [];
+    // A SpendLimit's rise or freed spend wakes the resources it refused (in every kind, once).
+    const spending = definition.type.group === group && definition.type.plural !== spendLimitType.plural;
+    const claims = spending
+      ? [claimsWatch(controllerDeps, definition.type), spendWatch(controllerDeps, definition.type)]
+      : [];
     for (const watch of [...watches, ...claims])
       controller.watch(watch.informer, shard.keys(watch.map, informer));
     manager.addController(controller);

@@ -46,10 +46,12 @@ export { type Authorizer, type Denial, kubeAuthorizer, type ReviewCacheOptions }
 export { microTime } from "./micro-time.ts";
 export {
   asKubeObject,
+  collectionPath,
   type KubeObject,
   kubeObjectSchema,
   type ObjectMeta,
   objectKey,
+  objectPath,
   parseKey,
   type ResourceType,
 } from "./object.ts";

@@ -117,3 +117,59 @@ describe("the operator's RBAC on a real apiserver", () => {
     }
   });
 });
+
+describe("the aggregated user roles on a real apiserver", () => {
+  const review = async (user: string, resource: string, verb: string) => {
+    const [name = "", subresource] = resource.split("/");
+    const answer = await kubeConfig()
+      .makeApiClient(AuthorizationV1Api)
+      .createSubjectAccessReview({
+        body: {
+          spec: {
+            user,
+            resourceAttributes: {
+              group: "berth.dev",
+              resource: name,
+              subresource,
+              verb,
+              namespace: teamNamespace,
+            },
+          },
+        },
+      });
+    return answer.status?.allowed ?? false;
+  };
+  const bind = (user: string, role: string) =>
+    JSON.stringify({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: `${user}-${role}`, namespace: teamNamespace },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
+      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user }],
+    });
+
+  beforeAll(async () => {
+    await applyForReal(
+      JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: teamNamespace } }),
+    );
+    await applyForReal(await readFile(deployPath("base", "rbac.yaml"), "utf8"));
+    await applyForReal(bind("team-editor", "berth-edit"));
+    await applyForReal(bind("team-viewer", "berth-view"));
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if (await review("team-viewer", "spendlimits", "get")) return;
+      await sleep(100);
+    }
+    throw new Error("the user roles never took effect");
+  });
+
+  it("berth-edit writes every kind but SpendLimit, so a team can't raise its own limit; berth-view reads it", async () => {
+    expect(await review("team-editor", "serverorders", "create")).toBe(true);
+    for (const verb of ["create", "update", "patch", "delete", "deletecollection"]) {
+      expect(await review("team-editor", "spendlimits", verb), verb).toBe(false);
+      expect(await review("team-editor", "spendlimits/status", verb), `status ${verb}`).toBe(false);
+    }
+    expect(await review("team-editor", "spendlimits", "get")).toBe(false);
+    expect(await review("team-viewer", "spendlimits", "get")).toBe(true);
+    expect(await review("team-viewer", "spendlimits", "update")).toBe(false);
+  });
+});

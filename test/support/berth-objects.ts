@@ -18,37 +18,41 @@ export interface BerthObject {
   status?: Record<string, unknown> & { conditions?: Condition[] };
 }
 
-const kinds = { grids: "Grid", serverorders: "ServerOrder", projects: "Project", apps: "App" } as const;
-export type BerthPlural = keyof typeof kinds;
+const managed = { grids: "Grid", serverorders: "ServerOrder", projects: "Project", apps: "App" } as const;
+const kinds = { ...managed, spendlimits: "SpendLimit" } as const;
+/** The kinds that manage an external object. */
+export type BerthPlural = keyof typeof managed;
+/** Every kind, SpendLimit too. */
+type AnyPlural = keyof typeof kinds;
 
 /** Create, read, patch, delete and wait on Grids, ServerOrders and Projects of one namespace, through client-node. */
 export function berthObjects(config: KubeConfig, namespace: () => string) {
   const api = config.makeApiClient(CustomObjectsApi);
-  const at = (plural: BerthPlural) => ({ group, version, plural, namespace: namespace() });
+  const at = (plural: AnyPlural) => ({ group, version, plural, namespace: namespace() });
   const objects = {
-    async create(plural: BerthPlural, name: string, spec: Record<string, unknown>): Promise<BerthObject> {
+    async create(plural: AnyPlural, name: string, spec: Record<string, unknown>): Promise<BerthObject> {
       const body = { apiVersion: `${group}/${version}`, kind: kinds[plural], metadata: { name }, spec };
       return (await api.createNamespacedCustomObject({ ...at(plural), body })) as BerthObject;
     },
     /** The object, or undefined once it is gone (a 404); any other failure is thrown. */
-    async get(plural: BerthPlural, name: string): Promise<BerthObject | undefined> {
+    async get(plural: AnyPlural, name: string): Promise<BerthObject | undefined> {
       return (await unlessNotFound(api.getNamespacedCustomObject({ ...at(plural), name }))) as
         | BerthObject
         | undefined;
     },
     /** A JSON merge patch of the object. */
-    async patch(plural: BerthPlural, name: string, body: Record<string, unknown>): Promise<void> {
+    async patch(plural: AnyPlural, name: string, body: Record<string, unknown>): Promise<void> {
       await api.patchNamespacedCustomObject(
         { ...at(plural), name, body },
         setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
       );
     },
-    async remove(plural: BerthPlural, name: string): Promise<void> {
+    async remove(plural: AnyPlural, name: string): Promise<void> {
       await api.deleteNamespacedCustomObject({ ...at(plural), name });
     },
     /** Waits until `test` holds for the object (undefined once deleted); fails naming its last status. */
     async waitFor(
-      plural: BerthPlural,
+      plural: AnyPlural,
       name: string,
       test: (object: BerthObject | undefined) => boolean,
       timeoutMs = 20_000,
@@ -66,7 +70,7 @@ export function berthObjects(config: KubeConfig, namespace: () => string) {
       }
     },
     /** Waits until the object is gone (its finalizers released). */
-    async waitForGone(plural: BerthPlural, name: string, timeoutMs = 20_000): Promise<void> {
+    async waitForGone(plural: AnyPlural, name: string, timeoutMs = 20_000): Promise<void> {
       await objects.waitFor(plural, name, (object) => object === undefined, timeoutMs);
     },
   };

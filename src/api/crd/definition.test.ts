@@ -36,7 +36,7 @@ describe("generated CRDs", () => {
 
   it("uses short names no popular CRD owns (Argo CD has app and apps)", () => {
     const shortNames = kinds.flatMap((k) => k.names.shortNames);
-    expect(shortNames.sort()).toEqual(["bapp", "bgrid", "border", "bproj"]);
+    expect(shortNames.sort()).toEqual(["bapp", "bgrid", "border", "bproj", "bspend"]);
   });
 
   it("shows READY, REASON, EXTERNAL-ID and AGE by default; App adds STATE and ENDPOINT; what costs money adds COST/H", () => {

@@ -62,11 +62,12 @@ export function crdManifest(definition: KindDefinition): CrdManifest {
           storage: true,
           subresources: { status: {} },
           additionalPrinterColumns: printerColumns(definition),
-          selectableFields: [".spec.credentialsRef.name", ...(definition.references ?? [])].map(
-            (jsonPath) => ({
-              jsonPath,
-            }),
-          ),
+          selectableFields: [
+            ...(definition.adminOnly === true ? [] : [".spec.credentialsRef.name"]),
+            ...(definition.references ?? []),
+          ].map((jsonPath) => ({
+            jsonPath,
+          })),
           schema: { openAPIV3Schema: openApiSchema(definition) },
         },
       ],
@@ -89,7 +90,9 @@ function printerColumns(definition: KindDefinition): PrinterColumn[] {
       description: "Why it is or is not ready.",
     },
     ...(definition.columns ?? []),
-    { name: "EXTERNAL-ID", type: "string", ...definition.externalId },
+    ...(definition.externalId === undefined
+      ? []
+      : [{ name: "EXTERNAL-ID", type: "string" as const, ...definition.externalId }]),
     {
       name: "AGE",
       type: "date",

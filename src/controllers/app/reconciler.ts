@@ -12,6 +12,7 @@ import { appOutputs } from "./outputs.ts";
 import { doingForApp, performApp } from "./perform.ts";
 import { appPlans } from "./plan.ts";
 import { settleAppIntent } from "./settle.ts";
+import { appSpend } from "./spend.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one App. */
 export function appReconciler(deps: ControllerDeps, listings: DriftListings): Reconciler {
@@ -32,6 +33,7 @@ export function appReconciler(deps: ControllerDeps, listings: DriftListings): Re
     doing: doingForApp,
     schedule: (knowledge, plan, now) => scheduleReads(knowledge, plan, now.getTime(), timing),
     remember: rememberApp,
+    spend: appSpend,
     waiting: (knowledge) => knowledge.problem !== undefined,
     outputs: appOutputs,
   });

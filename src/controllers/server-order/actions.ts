@@ -7,7 +7,13 @@ import type { KnownEstimate } from "./memory.ts";
 export type OrderAction =
   | { type: "estimate"; input: ProvisionInput; idempotencyKey: string }
   /** Order (the skeleton records the intent first), then record the order's ID. */
-  | { type: "order"; input: ProvisionInput; intent: IntentCall }
+  | {
+      type: "order";
+      input: ProvisionInput;
+      intent: IntentCall;
+      /** The fresh estimate's hourly cost: what the namespace's SpendLimit is checked against. */
+      hourlyCost: string;
+    }
   /** Take the order an earlier call placed as this ServerOrder's, recording its ID at once (no call). */
   | { type: "adopt"; order: Order }
   | { type: "deprovision"; orderId: string; addresses: string[] }

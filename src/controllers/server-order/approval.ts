@@ -150,6 +150,6 @@ export function planOrdering(input: OrderPlanInput): OrderPlan {
     request: orderInput,
     ...(replaces === undefined ? {} : { replaces }),
   });
-  plan.actions = [{ type: "order", input: orderInput, intent }];
+  plan.actions = [{ type: "order", input: orderInput, intent, hourlyCost: fresh.hourlyCost }];
   return plan;
 }

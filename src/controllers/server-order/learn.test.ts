@@ -53,7 +53,12 @@ function failed(action: OrderAction, error: HostingError): Failed<OrderAction> {
 }
 
 const intent = (operation: string) => ({ operation, input: {}, attempt: 1, key: `${operation}-key` });
-const orderAction: OrderAction = { type: "order", input, intent: intent("orderServers") };
+const orderAction: OrderAction = {
+  type: "order",
+  input,
+  intent: intent("orderServers"),
+  hourlyCost: "0.10",
+};
 const growAction: OrderAction = { type: "growOrder", input, intent: intent("growServers"), target: 4 };
 const powerAction: OrderAction = {
   type: "power",

@@ -144,6 +144,7 @@ const orderAction: OrderAction = {
   type: "order",
   input,
   intent: call("orderServers", { request: input }),
+  hourlyCost: "0.10",
 };
 const placed: WithMetadata<Order> = {
   id: "ord_1",

@@ -13,6 +13,7 @@ import { doingForOrder, performServerOrder } from "./perform.ts";
 import { orderPlans } from "./plan.ts";
 import { type OrderPolls, pollMs } from "./plan-common.ts";
 import { reaskOrderIntent, settleOrderIntent } from "./settle.ts";
+import { orderSpend } from "./spend.ts";
 
 /** What every ServerOrder reconcile shares besides the operator's deps. */
 export interface OrderSettings {
@@ -59,6 +60,7 @@ export function serverOrderReconciler(deps: ControllerDeps, { catalogs, polls }:
       ),
     }),
     remember: rememberOrder,
+    spend: orderSpend,
     waiting: (knowledge) => !knowledge.grids.ok,
     outputs: serverOrderOutputs,
   });

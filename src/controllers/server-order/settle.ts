@@ -197,5 +197,7 @@ export function reaskOrderIntent(intent: Intent): OrderAction | undefined {
     type: "order",
     input: request,
     intent: { operation: intent.operation, input, attempt: intent.attempt, key: intent.key },
+    // The spend was admitted when the call was first sent: asking again adds none.
+    hourlyCost: "0",
   };
 }

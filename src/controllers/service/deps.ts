@@ -9,6 +9,7 @@ import type { HostingAccess } from "./hosting-access.ts";
 import type { ResourceMetrics } from "./metrics.ts";
 import type { SecretUsers } from "./secret-users.ts";
 import type { SecretLookup } from "./secrets.ts";
+import type { SpendLedger } from "./spend-ledger.ts";
 
 /** Timings every controller follows (milliseconds). */
 export interface ControllerSettings {
@@ -58,6 +59,8 @@ export interface ControllerDeps {
   settings: ControllerSettings;
   /** Where claimants of one external object are looked for, and who waits for an object to be free. */
   claims: { namespaces: readonly string[]; waiters: ClaimWaiters };
+  /** Decides calls that add spend against the namespace's SpendLimits; none: nothing is checked. */
+  spend?: SpendLedger | undefined;
   now(): number;
   random(): number;
 }

@@ -34,14 +34,19 @@ export type Doing<A extends { type: string }> = {
   [T in A["type"]]: string | ((action: Extract<A, { type: T }>) => string);
 };
 
+/** What an action is, for messages ("creating the app"). */
+export function doingOf<A extends { type: string }>(doing: Doing<A>, action: A): string {
+  const entry = doing[action.type as A["type"]] as string | ((action: A) => string);
+  return typeof entry === "string" ? entry : entry(action);
+}
+
 /** A failed action's hosting error as a condition, saying what the action was (`doing`). */
 export function describeFailedAction<A extends { type: string }>(
   error: HostingError,
   doing: Doing<A>,
   action: A,
 ): Failure {
-  const entry = doing[action.type as A["type"]] as string | ((action: A) => string);
-  return describeFailure(error, typeof entry === "string" ? entry : entry(action));
+  return describeFailure(error, doingOf(doing, action));
 }
 
 /** Turns a hosting error into a condition; `doing` says what was attempted ("creating the app"). */

@@ -58,5 +58,11 @@ export const Reason = {
    * calls when it is deleted.
    */
   AlreadyManaged: "AlreadyManaged",
+  /**
+   * A call would add spend past the namespace's SpendLimit: nothing was called; the message names
+   * the limit, the namespace's spend, what the call adds and the SpendLimit to raise. Also the
+   * SpendLimit's own Ready reason when what runs costs more than its limit (nothing is stopped).
+   */
+  SpendLimitExceeded: "SpendLimitExceeded",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];

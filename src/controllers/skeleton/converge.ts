@@ -1,9 +1,11 @@
 import type { KubeObject } from "../../runtime/index.ts";
 import type { Failure } from "../service/failure.ts";
 import { hasWork, planFor } from "./cleanup.ts";
+import { problemChange } from "./condition-changes.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
 import { type Progress, performRound, type RoundStart, type Stop } from "./round.ts";
 import { settleIntents } from "./settlement.ts";
+import { spendProblem } from "./spend-gate.ts";
 
 /** Where one reconcile starts acting from. */
 export interface ConvergeStart<R extends Resource, K> extends RoundStart<R> {
@@ -48,6 +50,7 @@ export async function converge<
     // After a failed call the status says what is left, from what the failure taught.
     if (stop === undefined || "failure" in stop)
       plan = planFor(kind, progress.resource, progress.knowledge, now);
+    else if ("spendRefused" in stop) plan = refusedPlan(kind, progress, stop.spendRefused.message, now);
   }
   const { intents: _, ...status } = plan.status;
   return {
@@ -61,4 +64,18 @@ export async function converge<
     failure: stop !== undefined && "failure" in stop ? stop.failure : undefined,
     ...(stop !== undefined && "interrupted" in stop ? { interrupted: stop.interrupted } : {}),
   };
+}
+
+/** Refused by a SpendLimit: Stalled SpendLimitExceeded, nothing called; woken when there is room. */
+function refusedPlan<
+  R extends Resource,
+  M,
+  K extends BaseKnowledge,
+  A extends Action,
+  F,
+  P extends BasePlan<A>,
+>(kind: Kind<R, M, K, A, F, P>, progress: Progress<R, K>, message: string, now: Date): P {
+  const generation = progress.resource.metadata.generation ?? 0;
+  const change = problemChange(spendProblem(message), generation);
+  return { ...kind.report(progress.resource, progress.knowledge, change, now), stalled: true };
 }

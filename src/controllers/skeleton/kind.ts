@@ -6,6 +6,7 @@ import type { Deferral, KubeObject, ResourceType } from "../../runtime/index.ts"
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Doing, Failure, Problem } from "../service/failure.ts";
 import type { Connection, HostingAccess } from "../service/hosting-access.ts";
+import type { SpendAsk } from "../service/spend-ledger.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
 import type { Release } from "./object.ts";
 import type { Resource, WithConditions } from "./resource.ts";
@@ -133,6 +134,11 @@ export interface Kind<
   learn(knowledge: K, fact: F | Failed<A>): K;
   /** What each action is, for messages ("creating the grid"). */
   doing: Doing<A>;
+  /**
+   * What an action would make the resource cost per hour, when it adds spend (an order, a create, a
+   * start): the skeleton checks it against the namespace's SpendLimits before the call. Pure.
+   */
+  spend?(action: A, resource: R, knowledge: K): SpendAsk | undefined;
   /**
    * After the final plan: the knowledge to keep and when to look again by itself, besides retries
    * (default: the plan's `dueAt`).

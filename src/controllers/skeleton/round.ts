@@ -2,13 +2,14 @@ import type { Intent } from "../../api/intents.ts";
 import { type HostingError, isHostingError } from "../../hosting/index.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
-import { describeFailedAction, type Failure } from "../service/failure.ts";
+import { describeFailedAction, doingOf, type Failure } from "../service/failure.ts";
 import type { Connection } from "../service/hosting-access.ts";
 import { identityOf } from "../service/ownership.ts";
 import type { Decided } from "./cleanup.ts";
 import { underIntent, withIntents, withRecorded } from "./intents.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from "./kind.ts";
 import { addFinalizer, type ObjectWrites, releaseFinalizer } from "./object.ts";
+import { refusedSpend } from "./spend-gate.ts";
 
 /** What every round of one reconcile acts with. */
 export interface RoundStart<R extends Resource> {
@@ -36,12 +37,14 @@ export type Stop =
   /** Not the service's error (a Kubernetes write failed): rethrown once what was learned is kept. */
   | { interrupted: { error: unknown } }
   /** The finalizer is gone: the object is going away and nothing more is written. */
-  | { released: true };
+  | { released: true }
+  /** A SpendLimit refused an action before its call: nothing was called. */
+  | { spendRefused: { message: string } };
 
 /** The parts of a kind that carry out its plan. */
 type Acting<R extends Resource, K, A extends Action, F> = Pick<
   Kind<R, unknown, K & BaseKnowledge, A, F, BasePlan<A>>,
-  "perform" | "learn" | "doing"
+  "perform" | "learn" | "doing" | "spend"
 >;
 
 const objectFacts = new Set<string>(["answered", "recorded"] satisfies ObjectFact["type"][]);
@@ -65,6 +68,16 @@ export async function performRound<R extends Resource, K extends BaseKnowledge, 
       progress.resource = withIntents(written.resource, progress.intents);
     }
     for (const action of plan.actions) {
+      const refused = await refusedSpend(
+        { spend: kind.spend, doing: (a: A) => doingOf(kind.doing, a) },
+        start.deps,
+        progress.object,
+        { action, resource: progress.resource, knowledge: progress.knowledge },
+      );
+      if (refused !== undefined) {
+        start.deps.recorder.record(start.object, "Warning", "SpendLimitExceeded", refused, action.type);
+        return { spendRefused: { message: refused } };
+      }
       const failure = await performAction(kind, start, progress, action);
       if (failure !== undefined) return { failure };
     }

@@ -1,0 +1,226 @@
+import { z } from "zod";
+import { spendLimitNames } from "../../api/meta.ts";
+import { type SpendLimit, spendLimitSchema } from "../../api/spend-limit.ts";
+import {
+  collectionPath,
+  isKubeError,
+  type KubeClient,
+  objectPath,
+  type ResourceType,
+} from "../../runtime/index.ts";
+import { resourceTypeOf } from "./deps.ts";
+import {
+  type CostedResource,
+  decide,
+  formatMicros,
+  type Micros,
+  refusalMessage,
+  toMicros,
+  withRefused,
+} from "./spend.ts";
+
+export const spendLimitType = resourceTypeOf(spendLimitNames);
+
+/** What a spending call asks of its namespace, as a kind tells it (see `Kind.spend`). */
+export type SpendAsk =
+  /** The resource costs `hourly` per hour once the call acted (a fresh estimate). */
+  | { priced: string }
+  /** Not priced before it runs (an App): counted at the limit's appReserve per instance. */
+  | { reserveInstances: number };
+
+export interface SpendCall {
+  namespace: string;
+  /** Kind/name. */
+  resource: string;
+  uid: string;
+  ask: SpendAsk;
+  /** "ordering the servers", for the message. */
+  doing: string;
+}
+
+export type SpendDecision = { admitted: true } | { admitted: false; message: string };
+
+/** A spend decision could not be made (a SpendLimit unreadable or its status unwritable). */
+export class SpendLedgerError extends Error {
+  readonly code = "spend_ledger_failed";
+}
+
+const defaultReserve = "0.10";
+const maxAttempts = 5;
+
+const listSchema = z.object({ items: z.array(z.unknown()) });
+const costedSchema = z.looseObject({
+  kind: z.string().optional(),
+  metadata: z.looseObject({ name: z.string(), uid: z.string().optional() }),
+  status: z
+    .looseObject({
+      cost: z
+        .looseObject({ hourly: z.looseObject({ amount: z.string(), currency: z.string() }).optional() })
+        .optional(),
+      conditions: z
+        .array(
+          z.looseObject({ type: z.string(), status: z.string(), lastTransitionTime: z.string().optional() }),
+        )
+        .optional(),
+    })
+    .optional(),
+});
+
+/**
+ * Decides every call that adds spend, per namespace one at a time in this process, and across
+ * processes (shards) by recording the room taken on each SpendLimit's status with a resourceVersion
+ * precondition before the call: of two decisions made on one status, the second write is a 409 and
+ * that decision is made again on what the first recorded.
+ */
+export class SpendLedger {
+  readonly #kube: KubeClient;
+  readonly #costed: readonly ResourceType[];
+  readonly #now: () => number;
+  readonly #ttlMs: number;
+  readonly #turns = new Map<string, Promise<unknown>>();
+
+  constructor(options: {
+    kube: KubeClient;
+    costed: readonly ResourceType[];
+    now: () => number;
+    ttlMs?: number;
+  }) {
+    this.#kube = options.kube;
+    this.#costed = options.costed;
+    this.#now = options.now;
+    this.#ttlMs = options.ttlMs ?? 30 * 60_000;
+  }
+
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  /** Admitted (its room recorded on every SpendLimit of the namespace), or refused with the message to show. */
+  admit(call: SpendCall): Promise<SpendDecision> {
+    return this.#inTurn(call.namespace, () => this.#decide(call));
+  }
+
+  /** The namespace's SpendLimits and berth resources, read from the apiserver (every shard's). */
+  async read(namespace: string): Promise<{ limits: SpendLimit[]; resources: CostedResource[] }> {
+    const limits = (await this.#list(spendLimitType, namespace))
+      .map((item) => spendLimitSchema.safeParse(item))
+      .flatMap((parsed) => (parsed.success ? [parsed.data] : []))
+      .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    if (limits.length === 0) return { limits, resources: [] };
+    const resources: CostedResource[] = [];
+    for (const type of this.#costed) {
+      for (const item of await this.#list(type, namespace)) {
+        const parsed = costedSchema.safeParse(item);
+        if (parsed.success) resources.push(costedOf(type, parsed.data));
+      }
+    }
+    return { limits, resources };
+  }
+
+  /** Writes a SpendLimit's status if it is still at the version read; false on a conflict. */
+  async writeStatus(limit: SpendLimit, status: SpendLimit["status"]): Promise<boolean> {
+    const path = `${objectPath(spendLimitType, { namespace: limit.metadata.namespace, name: limit.metadata.name })}/status`;
+    try {
+      await this.#kube.call("PUT", path, { body: { ...limit, status } });
+      return true;
+    } catch (error) {
+      if (isKubeError(error, "conflict")) return false;
+      throw error;
+    }
+  }
+
+  async #decide(call: SpendCall): Promise<SpendDecision> {
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const { limits, resources } = await this.read(call.namespace);
+      const now = new Date(this.#now());
+      const verdicts = limits.map((limit) => ({ limit, ...this.#verdict(limit, resources, call, now) }));
+      const refused = verdicts.find((v) => !v.verdict.admitted);
+      if (refused !== undefined) {
+        const entry = {
+          resource: call.resource,
+          adds: formatMicros(refused.verdict.adds),
+          since: now.toISOString(),
+        };
+        const list = refused.limit.status?.refused ?? [];
+        const known = list.find((r) => r.resource === call.resource);
+        if (known?.adds !== entry.adds) {
+          const next = withRefused(list, entry);
+          await this.writeStatus(refused.limit, {
+            ...refused.limit.status,
+            refused: next,
+            refusedCount: next.length,
+          });
+        }
+        const name = refused.limit.metadata.name;
+        return {
+          admitted: false,
+          message: refusalMessage(name, refused.maxHourly, refused.verdict, call.doing),
+        };
+      }
+      let written = true;
+      for (const { limit, verdict, hourly } of verdicts) {
+        if (!verdict.admitted) continue;
+        const commitment = {
+          resource: call.resource,
+          uid: call.uid,
+          hourly: formatMicros(hourly),
+          adds: formatMicros(verdict.adds),
+          since: now.toISOString(),
+        };
+        const open = verdict.spend.open.filter((c) => c.resource !== call.resource);
+        const stillRefused = (limit.status?.refused ?? []).filter((r) => r.resource !== call.resource);
+        const status = {
+          ...limit.status,
+          commitments: [...open, commitment],
+          refused: stillRefused,
+          refusedCount: stillRefused.length,
+        };
+        written = (await this.writeStatus(limit, status)) && written;
+        if (!written) break;
+      }
+      if (written) return { admitted: true };
+    }
+    throw new SpendLedgerError(`the SpendLimits of namespace ${call.namespace} kept changing; try again`);
+  }
+
+  #verdict(limit: SpendLimit, resources: readonly CostedResource[], call: SpendCall, now: Date) {
+    const maxHourly = toMicros(limit.spec.maxHourlyCost) ?? 0n;
+    const reserve = toMicros(limit.spec.appReserve ?? defaultReserve) ?? 0n;
+    const hourly: Micros =
+      "priced" in call.ask
+        ? (toMicros(call.ask.priced) ?? maxHourly + 1n)
+        : reserve * BigInt(Math.max(1, call.ask.reserveInstances));
+    const request = { resource: call.resource, uid: call.uid, hourly };
+    const verdict = decide(maxHourly, resources, limit.status?.commitments ?? [], request, now, this.#ttlMs);
+    return { verdict, maxHourly, hourly };
+  }
+
+  async #list(type: ResourceType, namespace: string): Promise<unknown[]> {
+    return listSchema.parse(await this.#kube.call("GET", collectionPath(type, namespace))).items;
+  }
+
+  /** Runs `work` after every earlier decision of the namespace (in this process) is done. */
+  async #inTurn<T>(namespace: string, work: () => Promise<T>): Promise<T> {
+    const before = this.#turns.get(namespace) ?? Promise.resolve();
+    const mine = before.then(work, work);
+    const settled = mine.catch(() => undefined);
+    this.#turns.set(namespace, settled);
+    try {
+      return await mine;
+    } finally {
+      if (this.#turns.get(namespace) === settled) this.#turns.delete(namespace);
+    }
+  }
+}
+
+function costedOf(type: ResourceType, object: z.output<typeof costedSchema>): CostedResource {
+  const ready = object.status?.conditions?.find((c) => c.type === "Ready" && c.status === "True");
+  const amount = object.status?.cost?.hourly?.amount;
+  return {
+    resource: `${type.kind ?? type.plural}/${object.metadata.name}`,
+    uid: object.metadata.uid ?? "",
+    cost: amount === undefined ? undefined : toMicros(amount),
+    currency: object.status?.cost?.hourly?.currency,
+    readySince: ready?.lastTransitionTime,
+  };
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { type CostedResource, decide, formatMicros, toMicros } from "./spend.ts";
+
+const now = new Date("2026-01-01T12:00:00Z");
+const ttl = 30 * 60_000;
+const costed = (resource: string, cost?: string, readySince?: string): CostedResource => ({
+  resource,
+  uid: `uid-${resource}`,
+  cost: cost === undefined ? undefined : toMicros(cost),
+  readySince,
+});
+const commitment = (resource: string, hourly: string, since = "2026-01-01T11:59:00.000Z") => ({
+  resource,
+  uid: `uid-${resource}`,
+  hourly,
+  adds: hourly,
+  since,
+});
+
+describe("decide", () => {
+  it.each([
+    {
+      case: "room left",
+      limit: "0.20",
+      resources: [costed("App/a", "0.05"), costed("ServerOrder/new")],
+      commitments: [],
+      ask: "0.104",
+      admitted: true,
+      adds: "0.104",
+    },
+    {
+      case: "above the room left",
+      limit: "0.20",
+      resources: [costed("App/a", "0.10"), costed("ServerOrder/new")],
+      commitments: [],
+      ask: "0.104",
+      admitted: false,
+      adds: "0.104",
+    },
+    {
+      case: "exactly the limit",
+      limit: "0.20",
+      resources: [costed("App/a", "0.096"), costed("ServerOrder/new")],
+      commitments: [],
+      ask: "0.104",
+      admitted: true,
+      adds: "0.104",
+    },
+    {
+      case: "an order in flight counts until costed",
+      limit: "0.15",
+      resources: [costed("ServerOrder/first"), costed("ServerOrder/second")],
+      commitments: [commitment("ServerOrder/first", "0.104")],
+      ask: "0.104",
+      admitted: false,
+      adds: "0.104",
+    },
+    {
+      case: "a commitment gone once its resource is costed at least as much",
+      limit: "0.25",
+      resources: [costed("ServerOrder/first", "0.104"), costed("ServerOrder/second")],
+      commitments: [commitment("ServerOrder/first", "0.104")],
+      ask: "0.104",
+      admitted: true,
+      adds: "0.104",
+    },
+    {
+      case: "an expired commitment no longer counts",
+      limit: "0.15",
+      resources: [costed("ServerOrder/first"), costed("ServerOrder/second")],
+      commitments: [commitment("ServerOrder/first", "0.104", "2026-01-01T11:00:00.000Z")],
+      ask: "0.104",
+      admitted: true,
+      adds: "0.104",
+    },
+    {
+      case: "an App Ready since the call: its stated cost replaces the reserve",
+      limit: "0.20",
+      resources: [costed("App/a", "0.02", "2026-01-01T11:59:30Z"), costed("App/b")],
+      commitments: [commitment("App/a", "0.10")],
+      ask: "0.10",
+      admitted: true,
+      adds: "0.10",
+    },
+    {
+      case: "a growth adds only the difference",
+      limit: "0.20",
+      resources: [costed("ServerOrder/s", "0.104")],
+      commitments: [],
+      ask: "0.156",
+      admitted: true,
+      adds: "0.052",
+    },
+  ])("$case", ({ limit, resources, commitments, ask, admitted, adds }) => {
+    const resource = resources.at(-1)?.resource ?? "";
+    const request = { resource, uid: `uid-${resource}`, hourly: toMicros(ask) ?? 0n };
+    const verdict = decide(toMicros(limit) ?? 0n, resources, commitments, request, now, ttl);
+    expect({ admitted: verdict.admitted, adds: formatMicros(verdict.adds) }).toEqual({ admitted, adds });
+  });
+});
+
+describe("toMicros", () => {
+  it.each([
+    ["0.0520", 52_000n],
+    ["2", 2_000_000n],
+    ["0.0000001", 1n],
+    ["x", undefined],
+  ])("%s", (amount, micros) => expect(toMicros(amount)).toBe(micros));
+});

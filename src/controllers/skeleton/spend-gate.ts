@@ -1,0 +1,38 @@
+import type { KubeObject } from "../../runtime/index.ts";
+import type { ControllerDeps } from "../service/deps.ts";
+import { Reason } from "../service/reasons.ts";
+import type { SpendAsk } from "../service/spend-ledger.ts";
+
+/** What a kind says an action would add to its namespace's spend (see `Kind.spend`). */
+export interface SpendOf<R, K, A> {
+  spend?(action: A, resource: R, knowledge: K): SpendAsk | undefined;
+  doing: (action: A) => string;
+}
+
+/**
+ * Before an action that adds spend: the namespace's SpendLimits decide (`SpendLedger`). Undefined
+ * when it may go on (no limit, room recorded); otherwise the message of the Stalled refusal.
+ */
+export async function refusedSpend<R, K, A>(
+  kind: SpendOf<R, K, A>,
+  deps: ControllerDeps,
+  object: KubeObject,
+  at: { action: A; resource: R; knowledge: K },
+): Promise<string | undefined> {
+  const ask = kind.spend?.(at.action, at.resource, at.knowledge);
+  if (ask === undefined || deps.spend === undefined) return undefined;
+  const { namespace = "default", name, uid = "" } = object.metadata;
+  const decision = await deps.spend.admit({
+    namespace,
+    resource: `${object.kind ?? "resource"}/${name}`,
+    uid,
+    ask,
+    doing: kind.doing(at.action),
+  });
+  return decision.admitted ? undefined : decision.message;
+}
+
+/** The Stalled refusal's problem. */
+export function spendProblem(message: string) {
+  return { stalled: true, reason: Reason.SpendLimitExceeded, message };
+}
