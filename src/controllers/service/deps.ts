@@ -1,5 +1,3 @@
-import type { KindNames } from "../../api/meta.ts";
-import { group, version } from "../../api/meta.ts";
 import type { EventRecorder, KubeClient, ObjectCache, ResourceType } from "../../runtime/index.ts";
 import type { CostMetrics } from "../../telemetry/cost-metrics.ts";
 import type { Logger } from "../../telemetry/logger.ts";
@@ -10,6 +8,8 @@ import type { ResourceMetrics } from "./metrics.ts";
 import type { SecretUsers } from "./secret-users.ts";
 import type { SecretLookup } from "./secrets.ts";
 import type { SpendLedger } from "./spend-ledger.ts";
+
+export { resourceTypeOf } from "./resource-type.ts";
 
 /** Timings every controller follows (milliseconds). */
 export interface ControllerSettings {
@@ -63,11 +63,6 @@ export interface ControllerDeps {
   spend?: SpendLedger | undefined;
   now(): number;
   random(): number;
-}
-
-/** The runtime's view of one of berth's kinds. */
-export function resourceTypeOf(names: KindNames): ResourceType {
-  return { group, version, plural: names.plural, kind: names.kind };
 }
 
 /** Secrets as the operator's Secret cache holds them. */

@@ -8,7 +8,7 @@ import {
   objectPath,
   type ResourceType,
 } from "../../runtime/index.ts";
-import { resourceTypeOf } from "./deps.ts";
+import { resourceTypeOf } from "./resource-type.ts";
 import {
   type CostedResource,
   decide,
