@@ -190,7 +190,7 @@ function kindSection(definition: KindDefinition): string[] {
       ]),
     ),
     "",
-    `Field selectors (\`kubectl get --field-selector\`): ${served.selectableFields.map((f) => code(f.jsonPath.slice(1))).join(", ")}.`,
+    `Field selectors (\`kubectl get --field-selector\`): ${(served.selectableFields ?? []).map((f) => code(f.jsonPath.slice(1))).join(", ") || "none"}.`,
     "",
   ];
   for (const part of ["spec", "status"] as const) {

@@ -85,7 +85,7 @@ describe("generated CRDs", () => {
   });
 
   it("makes the references selectable with --field-selector", () => {
-    const selectable = (kind: typeof appKind) => root(kind).selectableFields.map((f) => f.jsonPath);
+    const selectable = (kind: typeof appKind) => (root(kind).selectableFields ?? []).map((f) => f.jsonPath);
     expect(selectable(appKind)).toEqual([
       ".spec.credentialsRef.name",
       ".spec.projectRef.name",

@@ -26,7 +26,7 @@ export interface CrdManifest {
       storage: boolean;
       subresources: { status: Record<string, never> };
       additionalPrinterColumns: PrinterColumn[];
-      selectableFields: { jsonPath: string }[];
+      selectableFields?: { jsonPath: string }[];
       schema: { openAPIV3Schema: StructuralSchema };
     }[];
   };
@@ -62,17 +62,20 @@ export function crdManifest(definition: KindDefinition): CrdManifest {
           storage: true,
           subresources: { status: {} },
           additionalPrinterColumns: printerColumns(definition),
-          selectableFields: [
+          ...selectable([
             ...(definition.adminOnly === true ? [] : [".spec.credentialsRef.name"]),
             ...(definition.references ?? []),
-          ].map((jsonPath) => ({
-            jsonPath,
-          })),
+          ]),
           schema: { openAPIV3Schema: openApiSchema(definition) },
         },
       ],
     },
   };
+}
+
+/** The apiserver stores no empty `selectableFields`: none is written then, so the files match it. */
+function selectable(paths: string[]): { selectableFields?: { jsonPath: string }[] } {
+  return paths.length === 0 ? {} : { selectableFields: paths.map((jsonPath) => ({ jsonPath })) };
 }
 
 function printerColumns(definition: KindDefinition): PrinterColumn[] {
