@@ -7,6 +7,7 @@ import type { CredentialSettings } from "../controllers/service/credentials.ts";
 import { type ControllerSettings, defaultSettings } from "../controllers/service/deps.ts";
 import { HostingAccess } from "../controllers/service/hosting-access.ts";
 import { IdentityCache } from "../controllers/service/identity.ts";
+import { noManagementDefaults } from "../controllers/service/management.ts";
 import { createResourceMetrics } from "../controllers/service/metrics.ts";
 import { ResourceBudget } from "../controllers/service/resource-budget.ts";
 import { SecretUsers } from "../controllers/service/secret-users.ts";
@@ -194,6 +195,7 @@ export async function startOperator(
       driftIntervalMs: config.driftInterval,
     },
     claims: { namespaces: config.namespaces, waiters: new ClaimWaiters() },
+    management: noManagementDefaults,
     now: Date.now,
     random: Math.random,
   };

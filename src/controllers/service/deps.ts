@@ -6,6 +6,7 @@ import type { Logger } from "../../telemetry/logger.ts";
 import type { ClaimWaiters } from "./claims.ts";
 import { type CredentialSettings, type CredentialsResult, resolveCredentials } from "./credentials.ts";
 import type { HostingAccess } from "./hosting-access.ts";
+import type { ManagementSource } from "./management.ts";
 import type { ResourceMetrics } from "./metrics.ts";
 import type { SecretUsers } from "./secret-users.ts";
 import type { SecretLookup } from "./secrets.ts";
@@ -58,6 +59,8 @@ export interface ControllerDeps {
   settings: ControllerSettings;
   /** Where claimants of one external object are looked for, and who waits for an object to be free. */
   claims: { namespaces: readonly string[]; waiters: ClaimWaiters };
+  /** Namespace pauses and defaults (management and deletion policies), and the operator's. */
+  management: ManagementSource;
   now(): number;
   random(): number;
 }

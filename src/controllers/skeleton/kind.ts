@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Condition, ConditionChange } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
+import type { ManagementPolicy } from "../../api/policies.ts";
 import type { HostingClient, HostingError } from "../../hosting/index.ts";
 import type { Deferral, KubeObject, ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
@@ -8,6 +9,7 @@ import type { Doing, Failure, Problem } from "../service/failure.ts";
 import type { Connection, HostingAccess } from "../service/hosting-access.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
 import type { Release } from "./object.ts";
+import type { ActionChange } from "./policies.ts";
 
 type WithConditions = {
   conditions?: Condition[] | undefined;
@@ -28,6 +30,7 @@ export interface Resource {
   spec: {
     outputs?: { configMapName: string } | undefined;
     deletionPolicy?: string | undefined;
+    managementPolicies?: ManagementPolicy[] | undefined;
     suspend?: boolean;
   };
   status?: WithConditions | undefined;
@@ -156,6 +159,11 @@ export interface Kind<
   learn(knowledge: K, fact: F | Failed<A>): K;
   /** What each action is, for messages ("creating the grid"). */
   doing: Doing<A>;
+  /**
+   * What each action changes at the service (create, update, delete) or `none` (a read, an event,
+   * a record): the skeleton holds back what the management policies or a pause don't allow.
+   */
+  changes: { readonly [T in A["type"]]: ActionChange };
   /**
    * After the final plan: the knowledge to keep and when to look again by itself, besides retries
    * (default: the plan's `dueAt`).

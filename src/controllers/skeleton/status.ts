@@ -11,7 +11,7 @@ import {
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Problem } from "../service/failure.ts";
 import { Reason } from "../service/reasons.ts";
-import { identityMetadata } from "./claim.ts";
+import { identityMetadata, withoutClaim } from "./claim.ts";
 import { withProblem } from "./condition-changes.ts";
 import type { BasePlan, Resource } from "./kind.ts";
 import { outputsOf, withOutputs } from "./outputs/hook.ts";
@@ -156,6 +156,11 @@ export interface WriteBack<R extends Resource, S> {
   failure: Problem | undefined;
   readySeen: boolean;
   now: Date;
+  /**
+   * Whether the resource claims what it names (default). An Observe-only resource never does: a
+   * claim it held as a manager is taken back, so another resource may manage the object.
+   */
+  claims?: boolean;
 }
 
 /**
@@ -190,6 +195,11 @@ export async function writeBack<R extends Resource, S extends WithConditions>(
       final = next;
     },
   });
+  if (write.claims === false) {
+    const dropped = await patchMetadata(deps.kube, kind.type, final, withoutClaim(final));
+    if (dropped !== undefined && ownWrites.record(key, final, dropped)) write.wrote(dropped);
+    return { status, outputs, readySeen };
+  }
   // The claim, external ID and owner, also in metadata once status knows them (see `withRestoredIdentity`).
   const wanted = identityMetadata(
     kind.type,

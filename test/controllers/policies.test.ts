@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { serviceHttp } from "../support/service-http.ts";
+import { condition, hasCondition, useOperatorEnvironment } from "./support.ts";
+
+/** Every call that changes something at the service. */
+const changing = [
+  "createProject",
+  "renameProject",
+  "deleteProject",
+  "createApp",
+  "updateApp",
+  "startApp",
+  "stopApp",
+  "restartApp",
+  "triggerBuild",
+  "moveApp",
+  "deleteApp",
+  "createGrid",
+  "deleteGrid",
+  "provisionServers",
+  "deprovisionServers",
+  "powerServers",
+  "replaceServer",
+];
+
+describe("management policies and pauses (calls counted from the simulator's request log)", () => {
+  const env = useOperatorEnvironment();
+  const changes = () => changing.map((op) => env.requests(op).length).reduce((a, b) => a + b, 0);
+
+  /** A project and a running app made at the service by a person, not by berth. */
+  async function existingApp(token: string, image: string) {
+    const service = serviceHttp(env.baseUrl, token);
+    const projectId = (await service.post<{ id: string }>("/projects", { name: "legacy" })).body.id;
+    const created = await service.post<{ id: string }>(`/projects/${projectId}/apps`, {
+      name: "old",
+      config: { image },
+    });
+    return { service, projectId, appId: created.body.id };
+  }
+
+  it("[Observe] adopts a running app it differs from with reads only; switching to [*] converges it", async () => {
+    const account = await env.setUp();
+    const { service, projectId, appId } = await existingApp(account.token, "nginx:1.26");
+    await env.startOperator();
+    const before = changes();
+    await env.create("apps", "watched", {
+      projectId,
+      appId,
+      displayName: "old",
+      image: "nginx:1.27",
+      managementPolicies: ["Observe"],
+    });
+    const observed = await env.waitFor(
+      "apps",
+      "watched",
+      (a) => a?.status?.state === "running" && hasCondition("Ready", "False", "DriftNotReverted")(a),
+      30_000,
+    );
+    expect(observed?.status?.appId).toBe(appId);
+    expect(observed?.status?.cost).toBeDefined();
+    expect(condition(observed, "Ready")?.message).toContain("image");
+    expect(condition(observed, "Reconciling")).toBeUndefined();
+    // Never an owner: no claim, no finalizer.
+    expect(observed?.metadata.labels?.["berth.dev/claim"]).toBeUndefined();
+    expect(observed?.metadata.finalizers ?? []).toEqual([]);
+    expect(await env.eventReasons("watched")).toContain("DriftNotReverted");
+    expect(changes()).toBe(before);
+    const stillOld = await service.get<{ config: { image: string } }>(`/projects/${projectId}/apps/${appId}`);
+    expect(stillOld.body.config.image).toBe("nginx:1.26");
+
+    await env.patch("apps", "watched", { spec: { managementPolicies: ["*"] } });
+    const managed = await env.waitFor(
+      "apps",
+      "watched",
+      (a) => a?.status?.observedGeneration === 2 && hasCondition("Ready")(a),
+      30_000,
+    );
+    expect(managed?.metadata.labels?.["berth.dev/claim"]).toBeDefined();
+    expect(env.requests("updateApp")).toHaveLength(1);
+    expect(env.requests("createApp")).toHaveLength(1); // the test's own
+    const after = await service.get<{ config: { image: string } }>(`/projects/${projectId}/apps/${appId}`);
+    expect(after.body.config.image).toBe("nginx:1.27");
+  });
+
+  it("[Observe] of an app that doesn't exist is a condition, not a create; its deletion calls nothing", async () => {
+    await env.setUp();
+    await env.startOperator();
+    await env.create("projects", "demo", {});
+    await env.waitFor("projects", "demo", hasCondition("Ready"), 30_000);
+    const before = changes();
+    await env.create("apps", "ghost", {
+      projectRef: { name: "demo" },
+      image: "nginx:1.27",
+      managementPolicies: ["Observe"],
+    });
+    await env.waitFor("apps", "ghost", hasCondition("Ready", "False", "ExternalNotFound"), 30_000);
+    await env.remove("apps", "ghost");
+    await env.waitFor("apps", "ghost", (a) => a === undefined, 30_000);
+    expect(changes()).toBe(before);
+  });
+});
