@@ -7,12 +7,13 @@ import type { CredentialSettings } from "../controllers/service/credentials.ts";
 import { type ControllerSettings, defaultSettings } from "../controllers/service/deps.ts";
 import { HostingAccess } from "../controllers/service/hosting-access.ts";
 import { IdentityCache } from "../controllers/service/identity.ts";
-import { noManagementDefaults } from "../controllers/service/management.ts";
 import { createResourceMetrics } from "../controllers/service/metrics.ts";
+import { NamespaceDefaults, namespaceType } from "../controllers/service/namespaces.ts";
 import { ResourceBudget } from "../controllers/service/resource-budget.ts";
 import { SecretUsers } from "../controllers/service/secret-users.ts";
 import { secretType } from "../controllers/service/secrets.ts";
 import { claimsWatch } from "../controllers/skeleton/claim.ts";
+import { namespacesWatch } from "../controllers/skeleton/watches.ts";
 import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
 import {
   CertificateDirectory,
@@ -195,7 +196,12 @@ export async function startOperator(
       driftIntervalMs: config.driftInterval,
     },
     claims: { namespaces: config.namespaces, waiters: new ClaimWaiters() },
-    management: noManagementDefaults,
+    // The Namespaces' pause and defaults over the operator's flags (resource → namespace → flag).
+    management: new NamespaceDefaults(informers.get(namespaceType), {
+      paused: config.paused,
+      policies: config.defaultManagementPolicies,
+      deletionPolicy: config.defaultDeletionPolicy,
+    }),
     now: Date.now,
     random: Math.random,
   };
@@ -220,7 +226,11 @@ export async function startOperator(
       rateLimiter: controllerRateLimiter({ baseDelayMs: 1000, maxDelayMs: 300_000 }),
     });
     // A holder's deletion wakes the resources of its kind refused its object (in every kind, once).
-    const claims = definition.type.group === group ? [claimsWatch(controllerDeps, definition.type)] : [];
+    // A Namespace's pause lifted (or its defaults changed) wakes its resources at once.
+    const claims =
+      definition.type.group === group
+        ? [claimsWatch(controllerDeps, definition.type), namespacesWatch(controllerDeps, definition.type)]
+        : [];
     for (const watch of [...watches, ...claims])
       controller.watch(watch.informer, shard.keys(watch.map, informer));
     manager.addController(controller);

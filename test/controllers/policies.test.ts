@@ -98,4 +98,62 @@ describe("management policies and pauses (calls counted from the simulator's req
     await env.waitFor("apps", "ghost", (a) => a === undefined, 30_000);
     expect(changes()).toBe(before);
   });
+
+  it("berth.dev/paused holds every change (create, edit, restart, delete) until it is lifted, then each converges", async () => {
+    await env.setUp();
+    await env.annotateNamespace({ "berth.dev/paused": "true" });
+    await env.startOperator();
+    const before = changes();
+    await env.create("projects", "demo", {});
+    await env.create("apps", "web", { projectRef: { name: "demo" }, image: "nginx:1.27" });
+    const paused = (o: Parameters<typeof condition>[0]) => condition(o, "Ready")?.reason === "Paused";
+    await env.waitFor("projects", "demo", (p) => condition(p, "Ready")?.reason === "Paused", 30_000);
+    await env.waitFor("apps", "web", (a) => condition(a, "Ready")?.reason === "Paused", 30_000);
+    expect(changes()).toBe(before);
+
+    // Lifted: both are made at once (the Namespace's watch, not a poll).
+    await env.annotateNamespace({ "berth.dev/paused": null });
+    const ready = await env.waitFor("apps", "web", hasCondition("Ready"), 30_000);
+    const appId = String(ready?.status?.appId);
+    expect(env.requests("createProject")).toHaveLength(1);
+    expect(env.requests("createApp")).toHaveLength(1);
+
+    // Paused again: an edit, a restart request and a deletion all wait.
+    await env.annotateNamespace({ "berth.dev/paused": "true" });
+    await env.waitFor("apps", "web", (a) => condition(a, "Ready")?.reason === "Paused", 30_000);
+    const held = changes();
+    await env.patch("apps", "web", {
+      metadata: { annotations: { "berth.dev/restart-requested-at": "r1" } },
+      spec: { image: "nginx:1.28" },
+    });
+    const edited = await env.waitFor(
+      "apps",
+      "web",
+      (a) => a?.status?.observedGeneration === 2 && paused(a),
+      30_000,
+    );
+    expect(condition(edited, "Ready")?.message).toContain("updating the app");
+    expect(edited?.status?.lastHandledRestartAt).toBeUndefined();
+    await env.remove("apps", "web");
+    await env.waitFor("apps", "web", (a) => a?.metadata.deletionTimestamp !== undefined && paused(a), 30_000);
+    expect(changes()).toBe(held);
+    expect(await env.get("apps", "web")).toBeDefined();
+
+    // Lifted: the deletion goes on (stop, delete) and the app is gone at the service.
+    await env.annotateNamespace({ "berth.dev/paused": null });
+    await env.waitFor("apps", "web", (a) => a === undefined, 60_000);
+    expect(env.requests("deleteApp")).toHaveLength(1);
+    expect(env.requests("updateApp")).toHaveLength(0);
+    expect(appId).not.toBe("undefined");
+  });
+
+  it("the operator's --paused flag holds everything it watches", async () => {
+    await env.setUp();
+    await env.startOperator({}, "10m", { paused: true });
+    const before = changes();
+    await env.create("projects", "demo", {});
+    await env.waitFor("projects", "demo", (p) => condition(p, "Ready")?.reason === "Paused", 30_000);
+    expect(condition(await env.get("projects", "demo"), "Ready")?.message).toContain("--paused");
+    expect(changes()).toBe(before);
+  });
 });

@@ -137,7 +137,15 @@ export function gatePlan<A extends Action, P extends Decided<BasePlan<A>>>(
   const finalizer = plan.addsFinalizer === true && !observeOnly(allowance.policies);
   if (held.length === 0) {
     const same = finalizer === (plan.addsFinalizer === true);
-    return { plan: same ? plan : { ...plan, addsFinalizer: false }, held, change: undefined };
+    const kept = same ? plan : { ...plan, addsFinalizer: false };
+    if (allowance.paused === undefined) return { plan: kept, held, change: undefined };
+    // Paused with nothing to hold now: Ready keeps its status, and its reason says the pause.
+    const change = pausedIdle(plan.status.conditions, allowance.paused, context.generation);
+    const status = {
+      ...plan.status,
+      conditions: applyConditionChange(plan.status.conditions, change, context.now),
+    };
+    return { plan: { ...kept, status }, held, change };
   }
   const change = heldChange(held, allowance, context.generation);
   const previous: { conditions?: Condition[] | undefined } = plan.status;
@@ -149,6 +157,34 @@ export function gatePlan<A extends Action, P extends Decided<BasePlan<A>>>(
     plan: { ...plan, actions: admitted, release: undefined, addsFinalizer: finalizer, status },
     held,
     change,
+  };
+}
+
+function pausedBy(by: PausedBy): string {
+  return by === "namespace" ? "the Namespace's berth.dev/paused annotation" : "the operator's --paused flag";
+}
+
+function pausedIdle(
+  conditions: readonly Condition[] | undefined,
+  by: PausedBy,
+  generation: number,
+): ConditionChange {
+  const ready = conditions?.find((c) => c.type === ConditionType.Ready);
+  const message =
+    ready?.reason === Reason.Paused
+      ? ready.message
+      : `paused (${pausedBy(by)}): any change would be held${ready === undefined ? "" : `; ${ready.message}`}`;
+  return {
+    set: [
+      {
+        type: ConditionType.Ready,
+        status: ready?.status ?? "Unknown",
+        reason: Reason.Paused,
+        message,
+        observedGeneration: generation,
+      },
+    ],
+    remove: [],
   };
 }
 
@@ -168,7 +204,7 @@ export function heldChange(
       ? {
           reason: Reason.Paused,
           message:
-            `paused (${allowance.paused === "namespace" ? "the Namespace's berth.dev/paused annotation" : "the operator's --paused flag"}): ` +
+            `paused (${pausedBy(allowance.paused)}): ` +
             `held back ${what}; reads and status go on, and it resumes once the pause is lifted`,
         }
       : policyHeld(held, what, allowance.policies);
