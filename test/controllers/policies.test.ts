@@ -156,4 +156,33 @@ describe("management policies and pauses (calls counted from the simulator's req
     expect(condition(await env.get("projects", "demo"), "Ready")?.message).toContain("--paused");
     expect(changes()).toBe(before);
   });
+
+  it("a Namespace's defaults apply to resources that set none: resource → namespace → operator", async () => {
+    const account = await env.setUp();
+    const { projectId, appId } = await existingApp(account.token, "nginx:1.26");
+    await env.annotateNamespace({
+      "berth.dev/management-policies": "Observe",
+      "berth.dev/deletion-policy": "Orphan",
+    });
+    await env.startOperator({}, "10m", { defaultManagementPolicies: "*" });
+    const before = changes();
+    // Sets none: the Namespace's [Observe] applies (reported, not reverted).
+    await env.create("apps", "inherits", { projectId, appId, displayName: "old", image: "nginx:1.27" });
+    await env.waitFor("apps", "inherits", hasCondition("Ready", "False", "DriftNotReverted"), 30_000);
+    expect(changes()).toBe(before);
+    // Its own policies win: it converges the app.
+    await env.create("apps", "own", {
+      projectId,
+      appId,
+      displayName: "old",
+      image: "nginx:1.27",
+      managementPolicies: ["*"],
+    });
+    await env.waitFor("apps", "own", hasCondition("Ready"), 30_000);
+    expect(env.requests("updateApp")).toHaveLength(1);
+    // The Namespace's deletion policy: Orphan, so its deletion leaves the app.
+    await env.remove("apps", "own");
+    await env.waitFor("apps", "own", (a) => a === undefined, 30_000);
+    expect(env.requests("deleteApp")).toHaveLength(0);
+  });
 });
