@@ -1,4 +1,11 @@
+import { Writable } from "node:stream";
+import { CustomObjectsApi } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { importCommand } from "../../src/cli/commands/import.ts";
+import type { Manifest } from "../../src/cli/import/manifests.ts";
+import { berthObjects, withCondition } from "../support/berth-objects.ts";
+import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
 import { condition, hasCondition, useOperatorEnvironment } from "./support.ts";
 
@@ -25,6 +32,8 @@ const changing = [
 
 describe("management policies and pauses (calls counted from the simulator's request log)", () => {
   const env = useOperatorEnvironment();
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  const objects = berthObjects(kubeConfig(), () => env.namespace);
   const changes = () => changing.map((op) => env.requests(op).length).reduce((a, b) => a + b, 0);
 
   /** A project and a running app made at the service by a person, not by berth. */
@@ -184,5 +193,52 @@ describe("management policies and pauses (calls counted from the simulator's req
     await env.remove("apps", "own");
     await env.waitFor("apps", "own", (a) => a === undefined, 30_000);
     expect(env.requests("deleteApp")).toHaveLength(0);
+  });
+
+  it("berth import's manifests, applied to a fresh cluster, adopt every object with 0 creates", async () => {
+    const account = await env.setUp();
+    const { service, projectId } = await existingApp(account.token, "nginx:1.26");
+    await service.post(`/projects/${projectId}/apps`, { name: "api", config: { image: "nginx:1.27" } });
+    const gridId = (await service.post<{ id: string }>("/grids", { name: "pool" })).body.id;
+    const madeByHand = changes();
+    let out = "";
+    const sink = (write: (chunk: string) => void) =>
+      new Writable({
+        write(chunk, _encoding, done) {
+          write(String(chunk));
+          done();
+        },
+      });
+    const code = await importCommand.run(
+      importCommand.config.parse({ apiKey: account.token, hostingBaseUrl: env.baseUrl }),
+      { stdout: sink((c) => (out += c)), stderr: sink(() => undefined) },
+    );
+    expect(code).toBe(0);
+    expect(out).toMatch(/# \d+ calls to the service/);
+    expect(changes()).toBe(madeByHand);
+    const manifests = parseAllDocuments(out).map((d) => d.toJS() as Manifest);
+    expect(manifests.map((m) => m.kind).sort()).toEqual(["App", "App", "Grid", "Project"]);
+    const plurals = { Project: "projects", App: "apps", Grid: "grids" } as const;
+    for (const manifest of manifests)
+      await custom.createNamespacedCustomObject({
+        group: "berth.dev",
+        version: "v1alpha1",
+        plural: plurals[manifest.kind],
+        namespace: env.namespace,
+        body: manifest,
+      });
+    await env.startOperator();
+    for (const manifest of manifests) {
+      const field = { Project: "projectId", App: "appId", Grid: "gridId" }[manifest.kind];
+      const adopted = await objects.waitFor(
+        plurals[manifest.kind],
+        manifest.metadata.name,
+        (o) => withCondition("Ready")(o) && o?.status?.[field] === manifest.spec[field],
+        30_000,
+      );
+      expect(adopted?.status?.[field]).toBe(manifest.spec[field]);
+    }
+    expect(manifests.find((m) => m.kind === "Grid")?.spec.gridId).toBe(gridId);
+    expect(changes()).toBe(madeByHand);
   });
 });

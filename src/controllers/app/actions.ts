@@ -1,6 +1,6 @@
 import type { AppPatch, CreateAppInput, App as ServiceApp } from "../../hosting/index.ts";
 import type { IntentCall } from "../skeleton/intents.ts";
-import type { ActionChange } from "../skeleton/policies.ts";
+import type { ActionChange } from "../skeleton/kind.ts";
 import type { AppField } from "./diff.ts";
 
 /** What `act` does at the service or on the App, in order. */

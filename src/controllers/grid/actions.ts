@@ -1,6 +1,6 @@
 import type { CreateGridInput, Grid as ServiceGrid } from "../../hosting/index.ts";
 import type { IntentCall } from "../skeleton/intents.ts";
-import type { ActionChange } from "../skeleton/policies.ts";
+import type { ActionChange } from "../skeleton/kind.ts";
 
 /** What `act` does at the service or on the Grid, in order. */
 export type GridAction =

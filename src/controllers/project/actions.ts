@@ -1,7 +1,7 @@
 import type { Project as ServiceProject, Share, ShareRole } from "../../hosting/index.ts";
 import type { Problem } from "../service/failure.ts";
 import type { IntentCall } from "../skeleton/intents.ts";
-import type { ActionChange } from "../skeleton/policies.ts";
+import type { ActionChange } from "../skeleton/kind.ts";
 
 /** One sharing change; `who` names the user for events and conditions (an email or a user ID). */
 export type MemberAction =

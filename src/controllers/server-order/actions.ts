@@ -1,7 +1,7 @@
 import type { ServerOrderStatus } from "../../api/server-order.ts";
 import type { Order, ProvisionInput } from "../../hosting/index.ts";
 import type { IntentCall } from "../skeleton/intents.ts";
-import type { ActionChange } from "../skeleton/policies.ts";
+import type { ActionChange } from "../skeleton/kind.ts";
 import type { KnownEstimate } from "./memory.ts";
 
 /** What `act` does at the service or on the ServerOrder, in order. */

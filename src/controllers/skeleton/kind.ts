@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Condition, ConditionChange } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
-import type { ManagementPolicy } from "../../api/policies.ts";
+import type { Change, ManagementPolicy } from "../../api/policies.ts";
 import type { HostingClient, HostingError } from "../../hosting/index.ts";
 import type { Deferral, KubeObject, ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
@@ -9,13 +9,15 @@ import type { Doing, Failure, Problem } from "../service/failure.ts";
 import type { Connection, HostingAccess } from "../service/hosting-access.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
 import type { Release } from "./object.ts";
-import type { ActionChange } from "./policies.ts";
 
 type WithConditions = {
   conditions?: Condition[] | undefined;
   outputs?: { configMapName: string } | undefined;
   intents?: Intent[] | undefined;
 };
+
+/** What an action does at the service: a change a policy or a pause may hold back, or nothing (`none`). */
+export type ActionChange = Change | "none";
 
 /** The parts of a parsed resource the skeleton reads. */
 export interface Resource {

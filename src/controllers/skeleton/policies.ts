@@ -14,11 +14,9 @@ import {
 import type { Doing } from "../service/failure.ts";
 import type { NamespaceManagement } from "../service/management.ts";
 import { Reason } from "../service/reasons.ts";
-import type { Decided } from "./cleanup.ts";
-import type { Action, BasePlan } from "./kind.ts";
+import type { Action, ActionChange, BasePlan } from "./kind.ts";
 
-/** What an action does at the service: a change a policy or a pause may hold back, or nothing (`none`). */
-export type ActionChange = Change | "none";
+export type { ActionChange } from "./kind.ts";
 
 /** Where a pause comes from. */
 export type PausedBy = "namespace" | "operator";
@@ -111,7 +109,7 @@ function describeAction<A extends Action>(doing: Doing<A>, action: A): string {
  * Ready False with the reason (`Paused`, `DriftNotReverted`, `ExternalNotFound`, `DeleteHeld`) and
  * no Reconciling (nothing is in flight). An Observe-only resource never takes the finalizer. Pure.
  */
-export function gatePlan<A extends Action, P extends Decided<BasePlan<A>>>(
+export function gatePlan<A extends Action, P extends BasePlan<A> & { addsFinalizer?: boolean }>(
   plan: P,
   judging: Judging<A>,
   allowance: Allowance,
