@@ -164,6 +164,14 @@ describe("planApp: creating", () => {
     expect(result.stalled).toBe(true);
   });
 
+  it("[Observe] with a read-only key is not refused: the calls it would make are held back, not sent", () => {
+    const app = anApp({ managementPolicies: ["Observe"] });
+    const result = plan(app, observed(app, {}, { me: me(["apps:read"], []) }));
+    expect(result.stalled).toBe(false);
+    // The skeleton's gate holds the create (skeleton/policies.ts); the plan just says what it would do.
+    expect(result.actions.map((a) => a.type)).toEqual(["create"]);
+  });
+
   it("does nothing for an app known from status but not read yet", () => {
     const app = anApp({}, { status: { appId: "b".repeat(24), projectId, observedGeneration: 1 } });
     expect(plan(app, observed(app)).actions).toEqual([]);
