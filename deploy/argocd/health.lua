@@ -56,6 +56,20 @@ if isTrue(stalled, generation) then
 end
 
 local ready = findCondition(status.conditions, "Ready")
+
+-- berth was told to leave it alone: a pause (the Namespace's berth.dev/paused, the operator's
+-- --paused) or managementPolicies without the change it would make. Nothing is wrong and nothing
+-- is in flight (kstatus reads it Current), as a suspended resource.
+if ready ~= nil and isCurrent(ready, generation) then
+  if ready.reason == "Paused" or (ready.status == "False" and (ready.reason == "DriftNotReverted" or ready.reason == "DeleteHeld")) then
+    return { status = "Suspended", message = describe(ready, ready.reason) }
+  end
+  -- Observe-only, and the object isn't there: berth reports it and creates nothing.
+  if ready.status == "False" and ready.reason == "ExternalNotFound" then
+    return { status = "Missing", message = describe(ready, "ExternalNotFound") }
+  end
+end
+
 if isTrue(ready, generation) then
   return { status = "Healthy", message = describe(ready, "Ready") }
 end

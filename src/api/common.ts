@@ -3,6 +3,7 @@ import { conditionsSchema } from "./conditions.ts";
 import { intentsSchema } from "./intents.ts";
 import { credentials } from "./meta.ts";
 import { outputsSpecSchema, outputsStatusSchema } from "./outputs.ts";
+import { managementPoliciesSchema } from "./policies.ts";
 
 /** Project and app IDs at the service: 24 hexadecimal characters. */
 export function hexId(description: string) {
@@ -62,11 +63,14 @@ export const commonSpecFields = {
   ).optional(),
   deletionPolicy: z
     .enum(["Delete", "Orphan"])
-    .default("Delete")
+    .optional()
     .describe(
       "What happens at the hosting service when this resource is deleted: Delete removes the external " +
-        "object (stopping it first); Orphan leaves it running and only releases it.",
+        "object (stopping it first); Orphan leaves it running and only releases it. When unset: the " +
+        "Namespace's berth.dev/deletion-policy annotation, then the operator's default, then Delete. " +
+        "managementPolicies without Delete release without calls whatever this says.",
     ),
+  managementPolicies: managementPoliciesSchema.optional(),
   suspend: z
     .boolean()
     .default(false)

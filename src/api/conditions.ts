@@ -34,6 +34,12 @@ export const Reason = {
   OverBudget: "OverBudget",
   ImmutableAfterOrder: "ImmutableAfterOrder",
   Suspended: "Suspended",
+  /** Ready=False: the Namespace's berth.dev/paused annotation or the operator's --paused flag holds every change. */
+  Paused: "Paused",
+  /** Ready=False: the object differs from the spec, and managementPolicies allow no Update. */
+  DriftNotReverted: "DriftNotReverted",
+  /** Ready=False: a deletion asked for a call managementPolicies allow no Delete for. */
+  DeleteHeld: "DeleteHeld",
   Deleting: "Deleting",
   DependentsExist: "DependentsExist",
   HostingError: "HostingError",

@@ -52,6 +52,16 @@ export const annotations = {
   owned: "berth.dev/owned",
 } as const;
 
+/** Annotations on a Namespace: a pause and defaults for the berth resources in it. */
+export const namespaceAnnotations = {
+  /** "true": every call that changes something at the service waits; reads and status go on. */
+  paused: "berth.dev/paused",
+  /** Comma-separated management policies for resources that set none, e.g. "Observe". */
+  managementPolicies: "berth.dev/management-policies",
+  /** Delete or Orphan, for resources that set no deletionPolicy. */
+  deletionPolicy: "berth.dev/deletion-policy",
+} as const;
+
 /**
  * Labels berth sets. `claim`: a digest of the kind and external ID a resource claims, so every
  * claimant of one object is found with one label selector, across namespaces and shards.

@@ -36,7 +36,9 @@ describe("zod schemas", () => {
 
   it("apply the same defaults as the CRD", () => {
     const app = appSpecSchema.parse({ ...appSpec, ports: [{ port: 80 }] });
-    expect(app).toMatchObject({ stopped: false, suspend: false, deletionPolicy: "Delete" });
+    expect(app).toMatchObject({ stopped: false, suspend: false });
+    // No default in the schema: the Namespace and the operator give it (resource → namespace → flag).
+    expect(app.deletionPolicy).toBeUndefined();
     expect(app.ports).toEqual([{ port: 80, protocol: "http80_load_balancer" }]);
     const order = serverOrderSpecSchema.parse({
       csp: "native",
@@ -49,7 +51,7 @@ describe("zod schemas", () => {
       kind: "Project",
       metadata: { name: "p" },
     });
-    expect(project.spec).toEqual({ deletionPolicy: "Delete", suspend: false });
+    expect(project.spec).toEqual({ suspend: false });
   });
 
   it("refuse what the CRD's CEL rules refuse, on the field the rule names", () => {

@@ -18,6 +18,7 @@ const commands: Record<string, () => Promise<AnyCommand>> = {
   "control-plane": async () => (await import("./commands/control-plane.ts")).controlPlaneCommand,
   dev: async () => (await import("./commands/dev.ts")).devCommand,
   trace: async () => (await import("./commands/trace.ts")).traceCommand,
+  import: async () => (await import("./commands/import.ts")).importCommand,
 };
 
 /** The command of that name, loaded; undefined when there is none. */

@@ -21,7 +21,15 @@ describe("operator configuration", () => {
       stuckAfter: 300_000,
       startTimeout: 60_000,
       logLevel: "info",
+      paused: false,
+      defaultManagementPolicies: undefined,
     });
+  });
+
+  it("reads the management defaults, refusing an unsupported combination", () => {
+    const config = operatorConfigSchema.parse({ paused: true, defaultManagementPolicies: "Observe, Create" });
+    expect([config.paused, config.defaultManagementPolicies]).toEqual([true, ["Observe", "Create"]]);
+    expect(operatorConfigSchema.safeParse({ defaultManagementPolicies: "Create" }).success).toBe(false);
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parsePolicyList, supportedPoliciesMessage } from "../api/policies.ts";
 import { LabelSelectorError, parseLabelSelector } from "../runtime/index.ts";
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -96,6 +97,21 @@ const operatorSettings = z.object({
   /** How long start-up waits for the API server and for the caches to sync before it gives up. */
   startTimeout: duration.prefault("1m"),
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),
+  /**
+   * Hold every call that changes something at the service, for everything the operator watches
+   * (as the Namespace annotation berth.dev/paused does for one namespace); reads and status go on.
+   */
+  paused: z.boolean().default(false),
+  /** Management policies for resources that set none and whose Namespace gives none (default ["*"]). */
+  defaultManagementPolicies: z
+    .string()
+    .default("")
+    .refine((text) => text === "" || parsePolicyList(text) !== undefined, {
+      message: supportedPoliciesMessage,
+    })
+    .transform((text) => (text === "" ? undefined : parsePolicyList(text))),
+  /** Deletion policy for resources that set none and whose Namespace gives none (default Delete). */
+  defaultDeletionPolicy: z.enum(["Delete", "Orphan"]).optional(),
 });
 
 /** The operator's settings, as `berth operator` flags give them (see docs/operator.md). */

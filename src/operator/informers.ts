@@ -32,8 +32,10 @@ export class InformerSet {
   get(type: ResourceType): ObjectCache {
     const existing = this.#informers.get(typeKey(type));
     if (existing !== undefined) return existing;
-    const { client, logger, metrics, namespaces } = this.#options;
-    return this.use(new Informer({ client, type, logger, metrics, namespaces }));
+    const { client, logger, metrics } = this.#options;
+    // A cluster-scoped type (Namespaces) is listed whole, not per watched namespace.
+    const namespaces = type.namespaced === false ? undefined : this.#options.namespaces;
+    return this.use(new Informer({ client, type, logger, metrics, ...(namespaces ? { namespaces } : {}) }));
   }
 
   /** Serves `cache` for its type (made by the caller: a cache that keeps less than an Informer). */

@@ -8,12 +8,14 @@ import { type ControllerSettings, defaultSettings, resourceTypeOf } from "../con
 import { HostingAccess } from "../controllers/service/hosting-access.ts";
 import { IdentityCache } from "../controllers/service/identity.ts";
 import { createResourceMetrics } from "../controllers/service/metrics.ts";
+import { NamespaceDefaults, namespaceType } from "../controllers/service/namespaces.ts";
 import { ResourceBudget } from "../controllers/service/resource-budget.ts";
 import { SecretUsers } from "../controllers/service/secret-users.ts";
 import { secretType } from "../controllers/service/secrets.ts";
 import { SpendLedger, spendLimitType } from "../controllers/service/spend-ledger.ts";
 import { claimsWatch } from "../controllers/skeleton/claim.ts";
 import { spendWatch } from "../controllers/skeleton/spend-watch.ts";
+import { namespacesWatch } from "../controllers/skeleton/watches.ts";
 import { trackSpendLimits } from "../controllers/spend-limit/metrics.ts";
 import { createHostingClientCache, type HostingClientCacheOptions } from "../hosting/index.ts";
 import {
@@ -205,6 +207,12 @@ export async function startOperator(
     },
     claims: { namespaces: config.namespaces, waiters: new ClaimWaiters() },
     spend,
+    // The Namespaces' pause and defaults over the operator's flags (resource → namespace → flag).
+    management: new NamespaceDefaults(informers.get(namespaceType), {
+      paused: config.paused,
+      policies: config.defaultManagementPolicies,
+      deletionPolicy: config.defaultDeletionPolicy,
+    }),
     now: Date.now,
     random: Math.random,
   };
@@ -229,10 +237,15 @@ export async function startOperator(
       rateLimiter: controllerRateLimiter({ baseDelayMs: 1000, maxDelayMs: 300_000 }),
     });
     // A holder's deletion wakes the resources of its kind refused its object (in every kind, once).
-    // A SpendLimit's rise or freed spend wakes the resources it refused (in every kind, once).
+    // A SpendLimit's rise or freed spend wakes the resources it refused, and a Namespace's pause
+    // lifted (or its defaults changed) wakes its resources (in every kind, once).
     const spending = definition.type.group === group && definition.type.plural !== spendLimitType.plural;
     const claims = spending
-      ? [claimsWatch(controllerDeps, definition.type), spendWatch(controllerDeps, definition.type)]
+      ? [
+          claimsWatch(controllerDeps, definition.type),
+          spendWatch(controllerDeps, definition.type),
+          namespacesWatch(controllerDeps, definition.type),
+        ]
       : [];
     for (const watch of [...watches, ...claims])
       controller.watch(watch.informer, shard.keys(watch.map, informer));

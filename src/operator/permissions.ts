@@ -93,6 +93,15 @@ export const permissions: readonly Permission[] = [
     why: "leader election: create the Lease on first start (create cannot be limited by name)",
   },
   {
+    apiGroups: [""],
+    resources: ["namespaces"],
+    verbs: ["get", "list", "watch"],
+    scope: "cluster",
+    why:
+      "read the berth.dev/paused, berth.dev/management-policies and berth.dev/deletion-policy annotations of the " +
+      "namespaces it reconciles in, and watch them so lifting a pause resumes at once (Namespaces are cluster-scoped: a ClusterRole even in the namespaced install)",
+  },
+  {
     apiGroups: ["apiextensions.k8s.io"],
     resources: ["customresourcedefinitions"],
     verbs: ["get"],

@@ -160,6 +160,11 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
         body: { apiVersion: `${group}/${version}`, kind, metadata: { name, ...metadata }, spec },
       });
     },
+    /** Sets (a string) or removes (null) annotations on this test's Namespace. */
+    async annotateNamespace(annotations: Record<string, string | null>): Promise<void> {
+      const path = `/api/v1/namespaces/${state.namespace}`;
+      await kube.call("PATCH", path, { body: { metadata: { annotations } }, contentType: patchTypes.merge });
+    },
     /** A JSON merge patch of the object. */
     async patch(plural: "apps" | "projects", name: string, body: Record<string, unknown>) {
       const path = `/apis/${group}/${version}/namespaces/${state.namespace}/${plural}/${name}`;

@@ -3,8 +3,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { healthScriptPath } from "../../scripts/deploy-manifests.ts";
+import { applyConditionChange, type Condition, type ConditionChange } from "../../src/api/conditions.ts";
 import { kstatusOf } from "../../src/api/kstatus.ts";
 import { findGo } from "../../src/control-plane/binary.ts";
+import { suspended } from "../../src/controllers/skeleton/condition-changes.ts";
+import { heldChange } from "../../src/controllers/skeleton/policies.ts";
 import { repoRoot, run } from "./helpers.ts";
 
 /**
@@ -199,6 +202,64 @@ describe("Argo CD health of berth resources", () => {
     expect(kstatusOf(awaiting).status).toBe("Current");
     const stale = { ...awaiting, metadata: { ...awaiting.metadata, generation: 3 } };
     expect((await health(stale)).status).toBe("Progressing");
+  });
+
+  describe("resources berth is told to leave alone: Current in kstatus (a Kustomization waiting on health goes on)", () => {
+    const held = (change: ConditionChange, spec: object = {}) =>
+      app(
+        {
+          observedGeneration: 2,
+          conditions: applyConditionChange([ready as Condition], change, new Date(0)),
+        },
+        spec,
+      );
+    const update = {
+      type: "update",
+      change: "update",
+      doing: "updating the app",
+      fields: ["image"],
+    } as const;
+    const create = {
+      type: "create",
+      change: "create",
+      doing: "creating the app",
+      fields: undefined,
+    } as const;
+    const policies = (p: ("Observe" | "Create" | "Update" | "Delete")[]) => ({
+      policies: p,
+      deletionPolicy: "Delete" as const,
+      paused: undefined,
+    });
+    it.each([
+      ["suspended (spec.suspend)", held(suspended(2), { suspend: true }), "Suspended"],
+      [
+        "paused, a change held",
+        held(heldChange([update], { ...policies(["Observe"]), policies: ["*"], paused: "namespace" }, 2)),
+        "Suspended",
+      ],
+      [
+        "[Observe], drift reported not reverted",
+        held(heldChange([update], policies(["Observe"]), 2)),
+        "Suspended",
+      ],
+      [
+        "[Observe], the object does not exist",
+        held(heldChange([create], policies(["Observe"]), 2)),
+        "Missing",
+      ],
+    ])("%s: Argo CD %s", async (_, object, status) => {
+      expect(kstatusOf(object).status).toBe("Current");
+      expect((await health(object)).status).toBe(status);
+    });
+
+    it("paused with nothing held keeps Ready's status, with the reason Paused: Suspended in Argo CD", async () => {
+      const idle = app({
+        observedGeneration: 2,
+        conditions: [condition("Ready", "True", "Paused", "paused (…): any change would be held; running")],
+      });
+      expect(kstatusOf(idle).status).toBe("Current");
+      expect((await health(idle)).status).toBe("Suspended");
+    });
   });
 
   it("evaluates every berth kind, not only App", async () => {

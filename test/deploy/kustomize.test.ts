@@ -109,7 +109,7 @@ describe("deploy/ kustomizations on a real apiserver", () => {
 });
 
 describe("the namespaced and sharded installs", () => {
-  it("namespaced: a Role for berth's resources, only review rights and reading its CRDs cluster-wide, no CRDs", async () => {
+  it("namespaced: a Role for berth's resources, only review rights, reading its CRDs and Namespaces cluster-wide, no CRDs", async () => {
     const { objects } = await render("overlays/namespaced");
     expect(objects.map((o) => o.kind)).not.toContain("CustomResourceDefinition");
     expect(objects.map((o) => o.kind)).not.toContain("Namespace");
@@ -127,9 +127,17 @@ describe("the namespaced and sharded installs", () => {
         expect.arrayContaining([expect.stringMatching(/^(tokenreviews|subjectaccessreviews|\/metrics)$/)]),
       );
       for (const item of reach) {
-        expect(["tokenreviews", "subjectaccessreviews", "/metrics", "customresourcedefinitions"]).toContain(
-          item,
-        );
+        expect([
+          "tokenreviews",
+          "subjectaccessreviews",
+          "/metrics",
+          "customresourcedefinitions",
+          "namespaces",
+        ]).toContain(item);
+      }
+      // Namespaces (their pause and defaults): only read, never changed.
+      for (const rule of rules.filter((r) => r.resources?.includes("namespaces"))) {
+        expect(rule.verbs).toEqual(["get", "list", "watch"]);
       }
       // The CRDs: only read, and only berth's.
       for (const rule of rules.filter((r) => r.resources?.includes("customresourcedefinitions"))) {

@@ -145,7 +145,8 @@ describe("generated CRDs", () => {
   it("writes the defaults users rely on", () => {
     expect(schemaAt(appKind, ".spec.ports[*].protocol")?.default).toBe("http80_load_balancer");
     expect(schemaAt(appKind, ".spec.stopped")?.default).toBe(false);
-    expect(schemaAt(appKind, ".spec.deletionPolicy")?.default).toBe("Delete");
+    // Resolved at reconcile (resource → Namespace annotation → operator flag), so the CRD sets none.
+    expect(schemaAt(appKind, ".spec.deletionPolicy")?.default).toBeUndefined();
     expect(schemaAt(appKind, ".spec.suspend")?.default).toBe(false);
     expect(schemaAt(serverOrderKind, ".spec.count")?.default).toBe(1);
     expect(schemaAt(serverOrderKind, ".spec.approved")?.default).toBe(false);

@@ -83,6 +83,19 @@ export const operatorCommand = defineCommand({
         'how long start-up waits for the API server and for the caches to sync; then it exits with the reason (default "1m")',
     },
     "log-level": { description: "log level: trace, debug, info, warn, error (default info)" },
+    paused: {
+      description:
+        "hold every call that changes something at the service (creates, updates, day-2 requests, deletions) for every resource the operator watches, as the Namespace annotation berth.dev/paused does for one namespace; reads and status go on (default false)",
+      type: "boolean",
+    },
+    "default-management-policies": {
+      description:
+        'management policies, comma-separated, for resources that set none and whose Namespace has no berth.dev/management-policies annotation, e.g. "Observe" (default "*")',
+    },
+    "default-deletion-policy": {
+      description:
+        "Delete or Orphan, for resources that set none and whose Namespace has no berth.dev/deletion-policy annotation (default Delete)",
+    },
   },
   config: z
     .object({
@@ -105,6 +118,9 @@ export const operatorCommand = defineCommand({
       stuckAfter: z.string().optional(),
       startTimeout: z.string().optional(),
       logLevel: z.string().optional(),
+      paused: booleanish.default(false),
+      defaultManagementPolicies: z.string().optional(),
+      defaultDeletionPolicy: z.string().optional(),
     })
     .transform(({ namespace, ...rest }, ctx): OperatorConfigInput => {
       const input = {

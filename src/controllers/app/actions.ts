@@ -1,5 +1,6 @@
 import type { AppPatch, CreateAppInput, App as ServiceApp } from "../../hosting/index.ts";
 import type { IntentCall } from "../skeleton/intents.ts";
+import type { ActionChange } from "../skeleton/kind.ts";
 import type { AppField } from "./diff.ts";
 
 /** What `act` does at the service or on the App, in order. */
@@ -74,3 +75,21 @@ export type AppFact =
   | { type: "stillStopping"; settlesAt: number }
   /** Moved (`app` in its new project), or not in the old project any more (`app` unknown): read it at `at`. */
   | { type: "moved"; app: ServiceApp | undefined; at: number };
+
+/**
+ * What each action changes at the service: the skeleton holds back what the management policies or
+ * a pause don't allow (a restart or rebuild request waits with its claim; estimates, adoptions and
+ * events change nothing).
+ */
+export const appChanges: { readonly [T in AppAction["type"]]: ActionChange } = {
+  claim: "update",
+  create: "create",
+  update: "update",
+  start: "update",
+  stop: "update",
+  restart: "update",
+  triggerBuild: "update",
+  delete: "delete",
+  move: "update",
+  reportBuildLog: "none",
+};

@@ -167,7 +167,8 @@ export interface ReadTiming {
 
 /**
  * When the status and build are next read: from now, for whatever this reconcile learned anew. A
- * claimed restart or rebuild runs in the next reconcile, at once: its echo's write wakes nothing.
+ * claimed restart or rebuild runs in the next reconcile, at once: its echo's write wakes nothing
+ * (a claim or a call a pause holds back is not in the plan, so it never spins).
  */
 export function scheduleReads(
   knowledge: AppKnowledge,
@@ -200,7 +201,8 @@ export function scheduleReads(
   if ((next.driftDueAt === undefined || reads.driftPostponed) && next.external.app !== undefined) {
     next.driftDueAt = now + timing.driftMs();
   }
-  const claimed = actions.some((action) => action.type === "claim");
+  // A claim made this reconcile records its echo; the restart or build trigger it leaves is next.
+  const claimed = actions.some((action) => ["claim", "restart", "triggerBuild"].includes(action.type));
   return {
     knowledge: next,
     dueAt: earliest(next.statusDueAt, next.buildDueAt, next.driftDueAt, claimed ? now : undefined),

@@ -150,6 +150,10 @@ describe("performApp", () => {
 
   it("a claim calls nothing", async () => {
     const { facts } = await run({ type: "claim", request: "restart", value: "t1" }, {});
-    expect(facts).toEqual([{ type: "claimed", request: "restart", value: "t1" }]);
+    expect(facts).toEqual([
+      { type: "claimed", request: "restart", value: "t1" },
+      // Echoed only once claimed: a claim a pause holds back leaves the request waiting.
+      { type: "recorded", status: { lastHandledRestartAt: "t1" } },
+    ]);
   });
 });

@@ -39,6 +39,14 @@ export function performApp(polls: PollIntervals) {
     switch (action.type) {
       case "claim":
         yield { type: "claimed", request: action.request, value: action.value };
+        // The echo is written only once claimed: a claim held back (a pause) leaves the request waiting.
+        yield {
+          type: "recorded",
+          status:
+            action.request === "restart"
+              ? { lastHandledRestartAt: action.value }
+              : { lastHandledRebuildAt: action.value },
+        };
         return;
       case "reportBuildLog":
         deps.recorder.record(object, "Warning", "BuildLog", buildLogNote(action.buildId, action.tail));

@@ -1,12 +1,13 @@
 import type { App, AppStatus } from "../../api/app.ts";
 import { applyConditionChange, type ConditionChange } from "../../api/conditions.ts";
+import { allPolicies, policiesAllow } from "../../api/policies.ts";
 import type { PollIntervals } from "../service/deps.ts";
 import type { Problem } from "../service/failure.ts";
 import { ownerToRecord } from "../service/ownership.ts";
 import { pinningProblem, scopeProblem } from "../service/scopes.ts";
 import { reconcileRequest } from "../skeleton/annotations.ts";
 import { noChange, problemChange, quoteRequest } from "../skeleton/condition-changes.ts";
-import { type AppAction, scopesFor } from "./actions.ts";
+import { type AppAction, appChanges, scopesFor } from "./actions.ts";
 import type { AppObserved } from "./memory.ts";
 import { domainConditions, externalFields } from "./state.ts";
 
@@ -36,7 +37,13 @@ export function refusal(
 ): AppPlan | undefined {
   const me = input.observed.me;
   if (me === undefined) return undefined;
-  const calls = actions.filter((a) => scopesFor(a).length > 0);
+  // A call the management policies hold back is never sent: its scopes are not needed ([Observe]
+  // works with a read-only key).
+  const policies = input.app.spec.managementPolicies ?? allPolicies;
+  const calls = actions.filter((a) => {
+    const change = appChanges[a.type];
+    return scopesFor(a).length > 0 && (change === "none" || policiesAllow(policies, change));
+  });
   if (calls.length === 0) return undefined;
   const problem =
     pinningProblem(me, projectId, purpose) ?? scopeProblem(me, calls.flatMap(scopesFor), purpose);

@@ -164,6 +164,14 @@ describe("planApp: creating", () => {
     expect(result.stalled).toBe(true);
   });
 
+  it("[Observe] with a read-only key is not refused: the calls it would make are held back, not sent", () => {
+    const app = anApp({ managementPolicies: ["Observe"] });
+    const result = plan(app, observed(app, {}, { me: me(["apps:read"], []) }));
+    expect(result.stalled).toBe(false);
+    // The skeleton's gate holds the create (skeleton/policies.ts); the plan just says what it would do.
+    expect(result.actions.map((a) => a.type)).toEqual(["create"]);
+  });
+
   it("does nothing for an app known from status but not read yet", () => {
     const app = anApp({}, { status: { appId: "b".repeat(24), projectId, observedGeneration: 1 } });
     expect(plan(app, observed(app)).actions).toEqual([]);
@@ -500,11 +508,12 @@ describe("planApp: converging", () => {
       return seen;
     };
 
-    it("first echoes and claims a new restart request, without calling", () => {
+    it("first claims a new restart request, without calling (the claim records the echo)", () => {
       const app = annotated("berth.dev/restart-requested-at", "t1");
       const result = plan(app, withService(app));
       expect(result.actions).toEqual([{ type: "claim", request: "restart", value: "t1" }]);
-      expect(result.status.lastHandledRestartAt).toBe("t1");
+      // Not echoed by the plan: a claim held back (a pause) must leave the request to come.
+      expect(result.status.lastHandledRestartAt).toBeUndefined();
     });
 
     it("restarts once the echo is written and the claim held", () => {

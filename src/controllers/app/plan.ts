@@ -223,8 +223,9 @@ function oneOff(
   const value = requestValue(app, key);
   const pending = pendingRequest(value, echoed);
   if (pending !== undefined) {
+    // Echoed once the claim is performed (a `recorded` fact), never while it is held back.
     actions.push({ type: "claim", request, value: pending });
-    return pending;
+    return echoed;
   }
   if (value === undefined || observed.claims[request] !== value) return echoed;
   const applicable = request === "restart" ? !app.spec.stopped : desired.source !== undefined;

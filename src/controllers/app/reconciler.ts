@@ -3,6 +3,7 @@ import type { Reconciler } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import { kindReconciler } from "../skeleton/kind-reconciler.ts";
 import { jittered } from "../skeleton/schedule.ts";
+import { appChanges } from "./actions.ts";
 import type { DriftListings } from "./drift-listing.ts";
 import { appType } from "./kind.ts";
 import { learnApp } from "./learn.ts";
@@ -31,6 +32,7 @@ export function appReconciler(deps: ControllerDeps, listings: DriftListings): Re
     learn: learnApp,
     settle: settleAppIntent,
     doing: doingForApp,
+    changes: appChanges,
     schedule: (knowledge, plan, now) => scheduleReads(knowledge, plan, now.getTime(), timing),
     remember: rememberApp,
     spend: appSpend,

@@ -2,6 +2,7 @@ import { gridSchema } from "../../api/grid.ts";
 import type { Reconciler } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import { kindReconciler } from "../skeleton/kind-reconciler.ts";
+import { gridChanges } from "./actions.ts";
 import { gridType } from "./kind.ts";
 import { learnGrid } from "./learn.ts";
 import { newGridMemory, rememberGrid } from "./memory.ts";
@@ -23,6 +24,7 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
     learn: learnGrid,
     settle: settleGridIntent,
     doing: doingForGrid,
+    changes: gridChanges,
     remember: rememberGrid,
     outputs: gridOutputs,
   });

@@ -1,6 +1,7 @@
 import type { Project as ServiceProject, Share, ShareRole } from "../../hosting/index.ts";
 import type { Problem } from "../service/failure.ts";
 import type { IntentCall } from "../skeleton/intents.ts";
+import type { ActionChange } from "../skeleton/kind.ts";
 
 /** One sharing change; `who` names the user for events and conditions (an email or a user ID). */
 export type MemberAction =
@@ -33,3 +34,17 @@ export type ProjectFact =
   | { type: "renamed"; project: ServiceProject }
   | { type: "deleted" }
   | MemberFact;
+
+/**
+ * What each action changes at the service: the skeleton holds back what the management policies or
+ * a pause don't allow (a restart or rebuild request waits with its claim; estimates, adoptions and
+ * events change nothing).
+ */
+export const projectChanges: { readonly [T in ProjectAction["type"]]: ActionChange } = {
+  create: "create",
+  rename: "update",
+  delete: "delete",
+  addMember: "update",
+  changeMember: "update",
+  removeMember: "update",
+};

@@ -3,9 +3,11 @@ import type { Project } from "../../api/project.ts";
 import { HostingApiError, type HostingClient, type Share } from "../../hosting/index.ts";
 import { asKubeObject } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
+import { noNamespaceDefaults } from "../service/management.ts";
 import { converge } from "../skeleton/converge.ts";
 import { createIntent } from "../skeleton/intents.ts";
 import type { ObjectFact } from "../skeleton/kind.ts";
+import { allowanceOf } from "../skeleton/policies.ts";
 
 import type { ProjectAction, ProjectFact } from "./actions.ts";
 import { me as ownerKey, projectKnowledge, aProject as projectWith } from "./builders.test-support.ts";
@@ -181,6 +183,7 @@ describe("Project through converge", () => {
           knowledge: known,
           connection: { client, me },
           now,
+          allowance: allowanceOf(project, noNamespaceDefaults),
           writes: { kube: deps.kube, recorder: deps.recorder, kind },
         });
       },

@@ -4,7 +4,7 @@ import type { ControllerDeps } from "../service/deps.ts";
 import type { Kind } from "../skeleton/kind.ts";
 import { kindReconciler } from "../skeleton/kind-reconciler.ts";
 import { jittered } from "../skeleton/schedule.ts";
-import type { ProjectAction, ProjectFact } from "./actions.ts";
+import { type ProjectAction, type ProjectFact, projectChanges } from "./actions.ts";
 import { projectType } from "./kind.ts";
 import { learnProject } from "./learn.ts";
 import { newProjectMemory, type ProjectKnowledge, type ProjectMemory, rememberProject } from "./memory.ts";
@@ -35,6 +35,7 @@ export function projectKind(
     settle: settleProjectIntent,
     reask: reaskProjectIntent,
     doing: doingForProject,
+    changes: projectChanges,
     schedule(knowledge, _plan, now) {
       // Known from a create or a lookup rather than a read: the drift checks start from now.
       const driftDueAt =

@@ -1,6 +1,7 @@
 import type { ServerOrderStatus } from "../../api/server-order.ts";
 import type { Order, ProvisionInput } from "../../hosting/index.ts";
 import type { IntentCall } from "../skeleton/intents.ts";
+import type { ActionChange } from "../skeleton/kind.ts";
 import type { KnownEstimate } from "./memory.ts";
 
 /** What `act` does at the service or on the ServerOrder, in order. */
@@ -66,3 +67,21 @@ export type OrderFact =
   | { type: "powerSent"; action: "hibernate" | "wake"; addresses: string[]; sentAt: number }
   /** Look at the orders again no later than `at` (epoch ms). */
   | { type: "due"; at: number };
+
+/**
+ * What each action changes at the service: the skeleton holds back what the management policies or
+ * a pause don't allow (a restart or rebuild request waits with its claim; estimates, adoptions and
+ * events change nothing).
+ */
+export const orderChanges: { readonly [T in OrderAction["type"]]: ActionChange } = {
+  estimate: "none",
+  order: "create",
+  adopt: "none",
+  deprovision: "delete",
+  growOrder: "update",
+  adoptGrowth: "none",
+  shrink: "update",
+  power: "update",
+  replace: "update",
+  refuseReplace: "none",
+};

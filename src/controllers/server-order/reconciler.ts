@@ -3,6 +3,7 @@ import type { Reconciler } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import { kindReconciler } from "../skeleton/kind-reconciler.ts";
 import { earliest } from "../skeleton/schedule.ts";
+import { orderChanges } from "./actions.ts";
 import { CatalogCache } from "./catalog.ts";
 import { serverOrderType } from "./kind.ts";
 import { learnOrder } from "./learn.ts";
@@ -50,6 +51,7 @@ export function serverOrderReconciler(deps: ControllerDeps, { catalogs, polls }:
     settle: settleOrderIntent,
     reask: reaskOrderIntent,
     doing: doingForOrder,
+    changes: orderChanges,
     schedule: (knowledge, plan, now) => ({
       knowledge,
       dueAt: earliest(

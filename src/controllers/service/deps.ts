@@ -4,6 +4,7 @@ import type { Logger } from "../../telemetry/logger.ts";
 import type { ClaimWaiters } from "./claims.ts";
 import { type CredentialSettings, type CredentialsResult, resolveCredentials } from "./credentials.ts";
 import type { HostingAccess } from "./hosting-access.ts";
+import type { ManagementSource } from "./management.ts";
 import type { ResourceMetrics } from "./metrics.ts";
 import type { SecretUsers } from "./secret-users.ts";
 import type { SecretLookup } from "./secrets.ts";
@@ -61,6 +62,8 @@ export interface ControllerDeps {
   claims: { namespaces: readonly string[]; waiters: ClaimWaiters };
   /** Decides calls that add spend against the namespace's SpendLimits; none: nothing is checked. */
   spend?: SpendLedger | undefined;
+  /** Namespace pauses and defaults (management and deletion policies), and the operator's. */
+  management: ManagementSource;
   now(): number;
   random(): number;
 }

@@ -18,7 +18,7 @@ export interface ResourceMetrics {
 const firstReadyBuckets = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600];
 
 /**
- * berth_resources{kind,condition}, berth_resources_already_managed{kind} and
+ * berth_resources{kind,condition}, berth_resources_already_managed{kind}, berth_resources_paused{kind} and
  * berth_time_to_first_ready_seconds{kind}; no per-object labels.
  */
 export function createResourceMetrics(registry: Registry): ResourceMetrics {
@@ -53,6 +53,19 @@ export function createResourceMetrics(registry: Registry): ResourceMetrics {
       }
     },
   });
+  const paused: Gauge<"kind"> = new Gauge({
+    name: "berth_resources_paused",
+    help: "berth resources whose changes a pause holds (Ready=False Paused: the Namespace's berth.dev/paused annotation or the operator's --paused flag)",
+    labelNames: ["kind"],
+    registers: [registry],
+    collect() {
+      paused.reset();
+      for (const [kind, list] of tracked) {
+        const count = list().filter((object) => readyReason(object) === Reason.Paused).length;
+        paused.set({ kind }, count);
+      }
+    },
+  });
   const firstReady = new Histogram({
     name: "berth_time_to_first_ready_seconds",
     help: "Time from a resource's creation to its first Ready=True seen by this operator",
@@ -71,6 +84,12 @@ export function createResourceMetrics(registry: Registry): ResourceMetrics {
     observeFirstReady: (kind, seconds) => firstReady.observe({ kind }, seconds),
     budgetCapped: (kind) => capped.inc({ kind }),
   };
+}
+
+function readyReason(object: KubeObject): string | undefined {
+  const status = object.status as { conditions?: Condition[] } | undefined;
+  return getCondition(Array.isArray(status?.conditions) ? status.conditions : [], ConditionType.Ready)
+    ?.reason;
 }
 
 function stalledReason(object: KubeObject): string | undefined {

@@ -175,3 +175,19 @@ export function alreadyManaged(
     `${remedy[0]?.toUpperCase()}${remedy.slice(1)}; or hand it over: set deletionPolicy: Orphan on ${holder} and delete it, and this one takes it over`
   );
 }
+
+/** The claim taken back (an Observe-only resource holds none); nothing to patch when there is none. */
+export function withoutClaim(object: KubeObject): {
+  labels: Record<string, null>;
+  annotations: Record<string, null>;
+} {
+  const has = (map: Record<string, string> | undefined, key: string) => map?.[key] !== undefined;
+  const { labels: kept, annotations: notes } = object.metadata;
+  return {
+    labels: has(kept, labels.claim) ? { [labels.claim]: null } : {},
+    annotations: {
+      ...(has(notes, annotations.claimant) ? { [annotations.claimant]: null } : {}),
+      ...(has(notes, annotations.claimedAt) ? { [annotations.claimedAt]: null } : {}),
+    },
+  };
+}

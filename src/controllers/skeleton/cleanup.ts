@@ -7,10 +7,12 @@ import {
 import type { Intent } from "../../api/intents.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { Problem } from "../service/failure.ts";
+import { noNamespaceDefaults } from "../service/management.ts";
 import { Reason } from "../service/reasons.ts";
 import { noChange, problemChange, suspended } from "./condition-changes.ts";
 import type { Blocking } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Resource } from "./kind.ts";
+import { type Allowance, allowanceOf, releasesWithoutCalls } from "./policies.ts";
 
 /** A kind's plan with the skeleton's own step on the finalizer. */
 export type Decided<P> = P & {
@@ -39,7 +41,9 @@ function holdsFinalizer(resource: Resource): boolean {
  * nothing is left (`release`). Being there: `spec.suspend` and a problem call nothing; otherwise the
  * kind's `plan`, with the finalizer added before its first action or once the external object is
  * known. While a Pending intent is unsettled (`blocking`), that plan calls nothing and its status
- * says what is being settled. Pure.
+ * says what is being settled. The deletion policy and management policies come from `allowance`
+ * (the resource's, else its Namespace's, else the operator's): without Delete, a deletion releases
+ * without calls as Orphan does. Pure.
  */
 export function planFor<R extends Resource, K extends BaseKnowledge, P extends BasePlan<unknown>>(
   kind: Plans<R, K, P>,
@@ -47,8 +51,9 @@ export function planFor<R extends Resource, K extends BaseKnowledge, P extends B
   knowledge: K,
   now: Date,
   blocking?: Blocking,
+  allowance: Allowance = allowanceOf(resource, noNamespaceDefaults),
 ): Decided<P> {
-  const plan = chosenPlan(kind, resource, knowledge, now);
+  const plan = chosenPlan(kind, resource, knowledge, now, allowance);
   return blocking === undefined ? plan : settlingPlan(plan, { resource, knowledge }, blocking, now);
 }
 
@@ -57,13 +62,15 @@ function chosenPlan<R extends Resource, K extends BaseKnowledge, P extends BaseP
   resource: R,
   knowledge: K,
   now: Date,
+  allowance: Allowance,
 ): Decided<P> {
   const generation = resource.metadata.generation ?? 0;
   const held = holdsFinalizer(resource);
   if (resource.metadata.deletionTimestamp !== undefined) {
     if (!held) return kind.report(resource, knowledge, noChange(), now);
-    if (resource.spec.deletionPolicy === "Orphan") {
-      const releasing = reconciling(Reason.Deleting, "releasing; it stays at the service", generation);
+    if (releasesWithoutCalls(allowance)) {
+      const why = allowance.deletionPolicy === "Orphan" ? "" : " (managementPolicies allow no Delete)";
+      const releasing = reconciling(Reason.Deleting, `releasing; it stays at the service${why}`, generation);
       return { ...kind.report(resource, knowledge, releasing, now), release: { orphan: true } };
     }
     return beforeRelease(kind, resource, knowledge, kind.planCleanup(resource, knowledge, now), now);

@@ -7,9 +7,11 @@ import { canonicalJson, HostingApiError, type HostingClient, type Me } from "../
 import type { KubeClient, KubeObject } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Connection } from "../service/hosting-access.ts";
+import { noNamespaceDefaults } from "../service/management.ts";
 import { converge } from "./converge.ts";
 import { type IntentCall, intentCall, type Settlement } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Failed, Kind, ObjectFact } from "./kind.ts";
+import { allowanceOf } from "./policies.ts";
 
 // A toy kind: it wants `want` things made, one `make` call each; the skeleton adds the finalizer first.
 // `spec.spend` asks for one call that spends (`spend`, with an intent); deleting, it releases.
@@ -119,6 +121,7 @@ function toyKind(behaviour: Behaviour) {
           ? { ...knowledge, spent: [...knowledge.spent, fact.n] }
           : { ...knowledge, failures: [...knowledge.failures, fact.failure.reason] },
     doing: { make: "doing make", spend: "doing spend" },
+    changes: { make: "create", spend: "update" },
     remember: () => ({}),
     outputs: () => ({}),
     ...(behaviour.settle === undefined
@@ -203,6 +206,7 @@ function start(want: number, metadata: Record<string, unknown> = {}) {
       knowledge,
       connection: undefined,
       now: new Date(0),
+      allowance: allowanceOf(schema.parse(object), noNamespaceDefaults),
       writes: { kube: deps.kube, recorder: deps.recorder, kind: { type: toyType, schema } },
     },
   };
@@ -382,6 +386,7 @@ function intentStart(options: {
       knowledge,
       connection,
       now,
+      allowance: allowanceOf(schema.parse(stored), noNamespaceDefaults),
       writes: {
         kube: deps.kube,
         recorder: deps.recorder,

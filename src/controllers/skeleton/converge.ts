@@ -1,8 +1,11 @@
+import { type ConditionChange, getCondition } from "../../api/conditions.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 import type { Failure } from "../service/failure.ts";
-import { hasWork, planFor } from "./cleanup.ts";
+import { type Decided, hasWork, planFor } from "./cleanup.ts";
 import { problemChange } from "./condition-changes.ts";
+import type { Blocking } from "./intents.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
+import { type Allowance, gatePlan } from "./policies.ts";
 import { type Progress, performRound, type RoundStart, type Stop } from "./round.ts";
 import { settleIntents } from "./settlement.ts";
 import { spendProblem } from "./spend-gate.ts";
@@ -11,6 +14,8 @@ import { spendProblem } from "./spend-gate.ts";
 export interface ConvergeStart<R extends Resource, K> extends RoundStart<R> {
   resource: R;
   knowledge: K;
+  /** Which calls the policies and a pause allow (see `gatePlan`). */
+  allowance: Allowance;
 }
 
 /** Where it left off: the object (undefined once released), what is known, and the plan whose status is written. */
@@ -43,13 +48,23 @@ export async function converge<
   const settled = settleIntents(kind, start);
   const { resource, knowledge, intents } = settled;
   const progress: Progress<R, K> = { object: start.object, resource, knowledge, intents };
-  let plan = planFor(kind, progress.resource, progress.knowledge, now, settled.blocking);
+  // Every plan passes the gate: only the calls the management policies and a pause allow are made.
+  let reported = false;
+  const decide = (blocking?: Blocking): Decided<P> => {
+    const planned = planFor(kind, progress.resource, progress.knowledge, now, blocking, start.allowance);
+    const generation = progress.resource.metadata.generation ?? 0;
+    const deleting = progress.resource.metadata.deletionTimestamp !== undefined;
+    const gated = gatePlan(planned, kind, start.allowance, { generation, now, deleting });
+    if (gated.change !== undefined && !reported) reportHeld(start, progress.resource, gated.change);
+    reported ||= gated.change !== undefined;
+    return gated.plan;
+  };
+  let plan = decide(settled.blocking);
   let stop: Stop | undefined;
   for (let round = 1; stop === undefined && round <= (kind.rounds ?? 1) && hasWork(plan); round++) {
     stop = await performRound(kind, start, progress, plan);
     // After a failed call the status says what is left, from what the failure taught.
-    if (stop === undefined || "failure" in stop)
-      plan = planFor(kind, progress.resource, progress.knowledge, now);
+    if (stop === undefined || "failure" in stop) plan = decide();
     else if ("spendRefused" in stop) plan = refusedPlan(kind, progress, stop.spendRefused.message, now);
   }
   const { intents: _, ...status } = plan.status;
@@ -78,4 +93,17 @@ function refusedPlan<
   const generation = progress.resource.metadata.generation ?? 0;
   const change = problemChange(spendProblem(message), generation);
   return { ...kind.report(progress.resource, progress.knowledge, change, now), stalled: true };
+}
+
+/** A Normal event when what is held back changes (not on every look: the condition keeps saying it). */
+function reportHeld<R extends Resource>(
+  start: ConvergeStart<R, unknown>,
+  resource: R,
+  change: ConditionChange,
+): void {
+  const [ready] = change.set;
+  if (ready === undefined) return;
+  const before = getCondition(resource.status?.conditions, ready.type);
+  if (before?.reason === ready.reason && before.message === ready.message) return;
+  start.deps.recorder.record(start.object, "Normal", ready.reason, ready.message);
 }

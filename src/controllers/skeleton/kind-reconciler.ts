@@ -1,3 +1,4 @@
+import { observeOnly } from "../../api/policies.ts";
 import { Outcome, type Reconciler } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import { budgetKey, budgetRequeue, learnProgress } from "./budget-gate.ts";
@@ -9,6 +10,7 @@ import { parseForReconcile } from "./object.ts";
 import { OutputWriter } from "./outputs/writer.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { withRestoredIdentity } from "./owned.ts";
+import { allowanceOf, withAllowance } from "./policies.ts";
 import { leaveToHolder } from "./refusal.ts";
 import { isSettled, requeue } from "./schedule.ts";
 import { invalidSpec, writeBack } from "./status.ts";
@@ -62,14 +64,18 @@ export function kindReconciler<
     const fresh = ownWrites.freshest(key, stored);
     const parsed = parseForReconcile(kind.schema, fresh);
     if (!parsed.success) return invalidSpec(deps, kind.type, fresh, parsed.error.issues);
+    // Its policies: its own, else its Namespace's, else the operator's; and whether a pause holds it.
+    const allowance = allowanceOf(parsed.data, deps.management.forNamespace(fresh.metadata.namespace));
     const claimTarget = {
       deps,
       type: kind.type,
       field: kind.externalId,
       object: fresh,
-      resource: parsed.data,
+      resource: withAllowance(parsed.data, allowance),
     };
-    const claim = await checkClaim(claimTarget);
+    // An Observe-only resource may look at what another resource manages: it never claims it.
+    const observer = observeOnly(allowance.policies);
+    const claim = observer ? { held: true as const, object: fresh } : await checkClaim(claimTarget);
     if (!claim.held) {
       forget(key);
       return leaveToHolder({ ...claimTarget, field: kind.externalId ?? "" }, claim);
@@ -77,9 +83,12 @@ export function kindReconciler<
     deps.claims.waiters.forget(kind.type, key);
     const object = claim.object;
     if (object !== fresh && ownWrites.record(key, fresh, object)) context.wrote(object);
-    const resource = withRestoredIdentity(
-      object === fresh ? parsed.data : (parseForReconcile(kind.schema, object).data ?? parsed.data),
-      kind.externalId,
+    const resource = withAllowance(
+      withRestoredIdentity(
+        object === fresh ? parsed.data : (parseForReconcile(kind.schema, object).data ?? parsed.data),
+        kind.externalId,
+      ),
+      allowance,
     );
     const uid = resource.metadata.uid ?? "";
     const { memory, readySeen } = kept.get(key, uid);
@@ -106,6 +115,7 @@ export function kindReconciler<
       knowledge: observation.knowledge,
       connection,
       now,
+      allowance,
       writes: {
         kube: deps.kube,
         recorder: deps.recorder,
@@ -158,6 +168,7 @@ export function kindReconciler<
       failure: actFailure,
       readySeen,
       now,
+      claims: !observer,
     });
     entry.readySeen = seen;
     if (seen && !readySeen && learnedNothing) kept.set(key, uid, entry);

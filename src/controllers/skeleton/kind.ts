@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ConditionChange } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
+import type { Change } from "../../api/policies.ts";
 import type { HostingClient, HostingError } from "../../hosting/index.ts";
 import type { Deferral, KubeObject, ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
@@ -10,6 +11,9 @@ import type { SpendAsk } from "../service/spend-ledger.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
 import type { Release } from "./object.ts";
 import type { Resource, WithConditions } from "./resource.ts";
+
+/** What an action does at the service: a change a policy or a pause may hold back, or nothing (`none`). */
+export type ActionChange = Change | "none";
 
 /** The parts of every kind's knowledge the skeleton reads and keeps current. */
 export interface BaseKnowledge {
@@ -139,6 +143,11 @@ export interface Kind<
    * start): the skeleton checks it against the namespace's SpendLimits before the call. Pure.
    */
   spend?(action: A, resource: R, knowledge: K): SpendAsk | undefined;
+  /**
+   * What each action changes at the service (create, update, delete) or `none` (a read, an event,
+   * a record): the skeleton holds back what the management policies or a pause don't allow.
+   */
+  changes: { readonly [T in A["type"]]: ActionChange };
   /**
    * After the final plan: the knowledge to keep and when to look again by itself, besides retries
    * (default: the plan's `dueAt`).

@@ -1,5 +1,6 @@
 import type { Condition } from "../../api/conditions.ts";
 import type { Intent } from "../../api/intents.ts";
+import type { ManagementPolicy } from "../../api/policies.ts";
 
 export type WithConditions = {
   conditions?: Condition[] | undefined;
@@ -20,6 +21,7 @@ export interface Resource {
   spec: {
     outputs?: { configMapName: string } | undefined;
     deletionPolicy?: string | undefined;
+    managementPolicies?: ManagementPolicy[] | undefined;
     suspend?: boolean;
   };
   status?: WithConditions | undefined;

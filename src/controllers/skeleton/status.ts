@@ -11,7 +11,7 @@ import {
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Problem } from "../service/failure.ts";
 import { Reason } from "../service/reasons.ts";
-import { identityMetadata } from "./claim.ts";
+import { identityMetadata, withoutClaim } from "./claim.ts";
 import { withProblem } from "./condition-changes.ts";
 import type { BasePlan, Resource } from "./kind.ts";
 import { outputsOf, withOutputs } from "./outputs/hook.ts";
@@ -157,6 +157,11 @@ export interface WriteBack<R extends Resource, S> {
   failure: Problem | undefined;
   readySeen: boolean;
   now: Date;
+  /**
+   * Whether the resource claims what it names (default). An Observe-only resource never does: a
+   * claim it held as a manager is taken back, so another resource may manage the object.
+   */
+  claims?: boolean;
 }
 
 /**
@@ -178,7 +183,11 @@ export async function writeBack<R extends Resource, S extends WithConditions>(
   // What it owns, and its claim, external ID and owner once status knows them (see
   // `withRestoredIdentity`): written before status, so a backup taken between the two writes
   // still has what the status is about to say.
-  const wanted = identityMetadata(kind, object, { before: write.previous, now: status }, now);
+  // An [Observe] resource claims nothing, and drops a claim it held (see `claim.ts`).
+  const wanted =
+    write.claims === false
+      ? withoutClaim(object)
+      : identityMetadata(kind, object, { before: write.previous, now: status }, now);
   const annotated = await patchMetadata(deps.kube, kind.type, object, wanted);
   if (annotated !== undefined && ownWrites.record(key, object, annotated)) write.wrote(annotated);
   const current = annotated ?? object;

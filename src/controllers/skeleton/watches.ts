@@ -1,6 +1,7 @@
 import type { KubeObject, MapToKeys, ObjectCache, ResourceType, Source } from "../../runtime/index.ts";
 import { objectKey, updatesWhen } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
+import { managementChanged, namespaceType } from "../service/namespaces.ts";
 import type { Watch } from "./controller.ts";
 
 /**
@@ -11,6 +12,22 @@ export function secretsWatch(deps: ControllerDeps, type: ResourceType): Watch {
   return {
     informer: deps.secrets.changes(),
     map: (secret) => deps.secrets.users(type, objectKey(secret)),
+  };
+}
+
+/**
+ * A Namespace whose pause or defaults changed re-enqueues every resource of `type` in it, so
+ * lifting a pause resumes at once (a watch, not a poll).
+ */
+export function namespacesWatch(deps: ControllerDeps, type: ResourceType): Watch {
+  return {
+    informer: updatesWhen(deps.informer(namespaceType), managementChanged),
+    map: (namespace) =>
+      deps
+        .informer(type)
+        .list()
+        .filter((object) => object.metadata.namespace === namespace.metadata.name)
+        .map(objectKey),
   };
 }
 

@@ -1,0 +1,238 @@
+import {
+  applyConditionChange,
+  type Condition,
+  type ConditionChange,
+  ConditionType,
+} from "../../api/conditions.ts";
+import {
+  allPolicies,
+  type Change,
+  type ManagementPolicy,
+  observeOnly,
+  policiesAllow,
+} from "../../api/policies.ts";
+import type { Doing } from "../service/failure.ts";
+import type { NamespaceManagement } from "../service/management.ts";
+import { Reason } from "../service/reasons.ts";
+import type { Action, ActionChange, BasePlan } from "./kind.ts";
+
+export type { ActionChange } from "./kind.ts";
+
+/** Where a pause comes from. */
+export type PausedBy = "namespace" | "operator";
+
+/**
+ * What the skeleton may call for one resource: its management policies and deletion policy (the
+ * resource's, else its Namespace's default, else the operator's), and a pause of its Namespace or
+ * of the whole operator.
+ */
+export interface Allowance {
+  policies: readonly ManagementPolicy[];
+  deletionPolicy: "Delete" | "Orphan";
+  paused: PausedBy | undefined;
+}
+
+/** Full management, not paused: today's behaviour. */
+export const fullAllowance: Allowance = {
+  policies: allPolicies,
+  deletionPolicy: "Delete",
+  paused: undefined,
+};
+
+/**
+ * A resource's allowance: its own policies, else its Namespace's default, else the operator's
+ * (resolved into `defaults` by the source), else full management; the same for the deletion policy.
+ */
+export function allowanceOf(
+  resource: {
+    spec: {
+      managementPolicies?: readonly ManagementPolicy[] | undefined;
+      deletionPolicy?: string | undefined;
+    };
+  },
+  defaults: NamespaceManagement,
+): Allowance {
+  const own = resource.spec.deletionPolicy;
+  return {
+    policies: resource.spec.managementPolicies ?? defaults.policies ?? allPolicies,
+    deletionPolicy: own === "Orphan" || own === "Delete" ? own : (defaults.deletionPolicy ?? "Delete"),
+    paused: defaults.paused,
+  };
+}
+
+/**
+ * The resource as the skeleton and its kind act on it: the resolved policies in its spec, and
+ * deletionPolicy Orphan when the policies allow no Delete (a deletion then releases without calls
+ * everywhere: reads, settlement, the claim check).
+ */
+export function withAllowance<R extends { spec: object }>(resource: R, allowance: Allowance): R {
+  const deletionPolicy = releasesWithoutCalls(allowance) ? "Orphan" : "Delete";
+  return {
+    ...resource,
+    spec: { ...resource.spec, managementPolicies: [...allowance.policies], deletionPolicy },
+  };
+}
+
+/** Whether an action of this change may be called now. */
+export function allows(allowance: Allowance, change: ActionChange): boolean {
+  if (change === "none") return true;
+  return allowance.paused === undefined && policiesAllow(allowance.policies, change);
+}
+
+/** A deletion calls nothing and leaves the object at the service: Orphan, or no Delete policy. */
+export function releasesWithoutCalls(allowance: Allowance): boolean {
+  return allowance.deletionPolicy === "Orphan" || !policiesAllow(allowance.policies, "delete");
+}
+
+/** An action the allowance held back, for the status and the event. */
+export interface HeldAction {
+  type: string;
+  change: Change;
+  doing: string;
+  fields: readonly string[] | undefined;
+}
+
+/** How one kind's actions are judged and described. */
+export interface Judging<A extends Action> {
+  changes: { readonly [T in A["type"]]: ActionChange };
+  doing: Doing<A>;
+}
+
+function describeAction<A extends Action>(doing: Doing<A>, action: A): string {
+  const entry = doing[action.type as A["type"]] as string | ((action: A) => string);
+  return typeof entry === "string" ? entry : entry(action);
+}
+
+/**
+ * The plan with only the actions the allowance allows (decided here, in the skeleton, for every
+ * kind). Anything held back: no release (a deletion waits), and the status says what was held,
+ * Ready False with the reason (`Paused`, `DriftNotReverted`, `ExternalNotFound`, `DeleteHeld`) and
+ * no Reconciling (nothing is in flight). An Observe-only resource never takes the finalizer. Pure.
+ */
+export function gatePlan<A extends Action, P extends BasePlan<A> & { addsFinalizer?: boolean }>(
+  plan: P,
+  judging: Judging<A>,
+  allowance: Allowance,
+  context: { generation: number; now: Date; deleting: boolean },
+): { plan: P; held: HeldAction[]; change: ConditionChange | undefined } {
+  const admitted: A[] = [];
+  const held: HeldAction[] = [];
+  for (const action of plan.actions) {
+    const own = judging.changes[action.type as A["type"]];
+    // Going away, every change is part of the deletion (an App is stopped before it is deleted).
+    const change = context.deleting && own !== "none" ? "delete" : own;
+    if (allows(allowance, change)) admitted.push(action);
+    else if (change !== "none") {
+      const fields = (action as { fields?: unknown }).fields;
+      held.push({
+        type: action.type,
+        change,
+        doing: describeAction(judging.doing, action),
+        fields: Array.isArray(fields) ? fields.filter((f): f is string => typeof f === "string") : undefined,
+      });
+    }
+  }
+  const finalizer = plan.addsFinalizer === true && !observeOnly(allowance.policies);
+  if (held.length === 0) {
+    const same = finalizer === (plan.addsFinalizer === true);
+    const kept = same ? plan : { ...plan, addsFinalizer: false };
+    if (allowance.paused === undefined) return { plan: kept, held, change: undefined };
+    // Paused with nothing to hold now: Ready keeps its status, and its reason says the pause.
+    const change = pausedIdle(plan.status.conditions, allowance.paused, context.generation);
+    const status = {
+      ...plan.status,
+      conditions: applyConditionChange(plan.status.conditions, change, context.now),
+    };
+    return { plan: { ...kept, status }, held, change };
+  }
+  const change = heldChange(held, allowance, context.generation);
+  const previous: { conditions?: Condition[] | undefined } = plan.status;
+  const status = {
+    ...plan.status,
+    conditions: applyConditionChange(previous.conditions, change, context.now),
+  };
+  return {
+    plan: { ...plan, actions: admitted, release: undefined, addsFinalizer: finalizer, status },
+    held,
+    change,
+  };
+}
+
+function pausedBy(by: PausedBy): string {
+  return by === "namespace" ? "the Namespace's berth.dev/paused annotation" : "the operator's --paused flag";
+}
+
+function pausedIdle(
+  conditions: readonly Condition[] | undefined,
+  by: PausedBy,
+  generation: number,
+): ConditionChange {
+  const ready = conditions?.find((c) => c.type === ConditionType.Ready);
+  const message =
+    ready?.reason === Reason.Paused
+      ? ready.message
+      : `paused (${pausedBy(by)}): any change would be held${ready === undefined ? "" : `; ${ready.message}`}`;
+  return {
+    set: [
+      {
+        type: ConditionType.Ready,
+        status: ready?.status ?? "Unknown",
+        reason: Reason.Paused,
+        message,
+        observedGeneration: generation,
+      },
+    ],
+    remove: [],
+  };
+}
+
+function listPolicies(policies: readonly ManagementPolicy[]): string {
+  return `[${policies.join(", ")}]`;
+}
+
+/** The condition that says what was held back and why. Pure. */
+export function heldChange(
+  held: readonly HeldAction[],
+  allowance: Allowance,
+  generation: number,
+): ConditionChange {
+  const what = held.map(describeHeld).join("; ");
+  const { reason, message } =
+    allowance.paused !== undefined
+      ? {
+          reason: Reason.Paused,
+          message:
+            `paused (${pausedBy(allowance.paused)}): ` +
+            `held back ${what}; reads and status go on, and it resumes once the pause is lifted`,
+        }
+      : policyHeld(held, what, allowance.policies);
+  return {
+    set: [{ type: ConditionType.Ready, status: "False", reason, message, observedGeneration: generation }],
+    remove: [ConditionType.Reconciling],
+  };
+}
+
+function policyHeld(
+  held: readonly HeldAction[],
+  what: string,
+  policies: readonly ManagementPolicy[],
+): { reason: string; message: string } {
+  const allowed = `managementPolicies ${listPolicies(policies)}`;
+  if (held.some((h) => h.change === "create"))
+    return {
+      reason: Reason.ExternalNotFound,
+      message: `it does not exist at the service, and ${allowed} allow no Create: berth reports it and creates nothing (held back ${what})`,
+    };
+  if (held.some((h) => h.change === "update"))
+    return {
+      reason: Reason.DriftNotReverted,
+      message: `it differs from the spec at the service, and ${allowed} allow no Update: berth reports the difference and does not revert it (held back ${what})`,
+    };
+  return { reason: Reason.DeleteHeld, message: `${allowed} allow no Delete: held back ${what}` };
+}
+
+function describeHeld(held: HeldAction): string {
+  return held.fields === undefined || held.fields.length === 0
+    ? held.doing
+    : `${held.doing} (${held.fields.join(", ")} differ)`;
+}
