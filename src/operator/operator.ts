@@ -50,7 +50,7 @@ export interface OperatorDeps {
   /** Hosting client tuning: a sped-up clock's rate-limit window in benchmarks, say. */
   hosting?: Pick<
     HostingClientCacheOptions,
-    "limits" | "limiterTuning" | "clock" | "backoff" | "maxBudgetWaitMs"
+    "limits" | "limiterTuning" | "clock" | "backoff" | "maxBudgetWaitMs" | "timeoutsMs"
   >;
   /** Poll and retry timings (defaults suit the real service). */
   settings?: Partial<Omit<ControllerSettings, "driftIntervalMs">>;
