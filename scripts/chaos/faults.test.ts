@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/telemetry/logger.ts";
 import { FaultDriver, type FaultEvent, type FaultTargets, tallyFaults } from "./faults.ts";
+import { Ledger } from "./ledger.ts";
 
 /** A world whose simulator refuses to lift fault rules with the given id. */
 function targets(unremovable: string): FaultTargets {
@@ -25,6 +26,15 @@ function targets(unremovable: string): FaultTargets {
     secrets: new Map(),
     tokens: [],
     restartControlPlane: async () => {},
+    ownership: {
+      cluster: {
+        get: async () => undefined,
+        apply: async () => {},
+        delete: async () => {},
+        patchSpec: async () => {},
+      },
+      ledger: new Ledger({ namespaces: [], resources: [] }),
+    },
     logger: createLogger({ level: "silent" }),
   };
 }

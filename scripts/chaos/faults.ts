@@ -2,6 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../../src/telemetry/logger.ts";
 import type { Cluster } from "./cluster.ts";
 import { retried } from "./load.ts";
+import { applyAdoption, applyCopy, type OwnershipWorld, restore } from "./ownership-faults.ts";
+import { type OwnershipEvent, spendingOperations } from "./ownership-plan.ts";
 import type { Random } from "./random.ts";
 import type { FaultRule, SimulatorProcess } from "./simulator.ts";
 
@@ -32,7 +34,8 @@ export type FaultEvent =
   | { at: number; type: "keyRotated"; namespace: string; name: string; revokeAfterSec: number }
   /** A key of another user goes into the Secret for `seconds` (mid-order), then one of the right user. */
   | { at: number; type: "keyOfOtherUser"; namespace: string; name: string; seconds: number }
-  | { at: number; type: "controlPlaneRestart" };
+  | { at: number; type: "controlPlaneRestart" }
+  | OwnershipEvent;
 
 export interface FaultSetting {
   chaosSec: number;
@@ -109,6 +112,8 @@ export interface FaultTargets {
   /** Every token issued, for the log search. */
   tokens: string[];
   restartControlPlane(): Promise<void>;
+  /** The copies, adoptions and restores act on the cluster and record what they made in the ledger. */
+  ownership: OwnershipWorld;
   logger: Logger;
 }
 
@@ -126,6 +131,10 @@ export const faultTypes: readonly FaultType[] = [
   "keyRotated",
   "keyOfOtherUser",
   "controlPlaneRestart",
+  "copy",
+  "adopt",
+  "restore",
+  "slowSpend",
 ];
 
 /** A number per type of timed fault. */
@@ -224,6 +233,21 @@ export class FaultDriver {
       case "controlPlaneRestart":
         await this.#targets.restartControlPlane();
         logger.info("control plane restarted");
+        return;
+      case "copy":
+        await applyCopy(this.#targets.ownership, event);
+        return;
+      case "adopt":
+        await applyAdoption(this.#targets.ownership, event);
+        return;
+      case "restore":
+        await restore(this.#targets.ownership, event);
+        return;
+      case "slowSpend":
+        await this.#during(
+          event.seconds,
+          ...spendingOperations.map((operation) => ({ operation, latencyMs: event.latencyMs })),
+        );
         return;
     }
   }
