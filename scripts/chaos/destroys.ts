@@ -69,6 +69,12 @@ export class DestroyLog {
   all(): Destroy[] {
     return [...this.#seen.values()];
   }
+
+  byOperation(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const d of this.#seen.values()) counts.set(d.operation, (counts.get(d.operation) ?? 0) + 1);
+    return counts;
+  }
 }
 
 function destroyOf(record: RequestRecord, clock: SimClock): Destroy | undefined {

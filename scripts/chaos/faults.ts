@@ -103,7 +103,7 @@ export function planFaults(random: Random, setting: FaultSetting): FaultEvent[] 
 
 /** What the fault driver needs to act on the world. */
 export interface FaultTargets {
-  simulator: Pick<SimulatorProcess, "addFault" | "removeFault" | "addKey" | "revokeKey">;
+  simulator: Pick<SimulatorProcess, "addFault" | "removeFault" | "faultHits" | "addKey" | "revokeKey">;
   cluster: Pick<Cluster, "deleteSecret" | "clearSecretFinalizers" | "secretState" | "putSecret">;
   userId: string;
   otherUserId: string;
@@ -175,6 +175,8 @@ export class FaultDriver {
   readonly fired: FaultTally = tallyFaults([]);
   readonly failures: FaultFailure[] = [];
   readonly secrets: SecretOutcomes = { held: 0, forced: 0, restored: 0 };
+  /** Spending calls the slow-spending faults held past the client's write timeout. */
+  delayedSpending = 0;
   readonly #targets: FaultTargets;
   readonly #pending: Promise<void>[] = [];
 
@@ -244,10 +246,7 @@ export class FaultDriver {
         await restore(this.#targets.ownership, event);
         return;
       case "slowSpend":
-        await this.#during(
-          event.seconds,
-          ...spendingOperations.map((operation) => ({ operation, latencyMs: event.latencyMs })),
-        );
+        await this.#slowSpending(event.seconds, event.latencyMs);
         return;
     }
   }
@@ -319,6 +318,19 @@ export class FaultDriver {
     if (stored === undefined)
       throw new FaultNotApplied(`no credentials Secret ${namespace}/${name} to act on`);
     return stored;
+  }
+
+  /** Spending calls answer late for `seconds`; it did not fire unless at least one came meanwhile. */
+  async #slowSpending(seconds: number, latencyMs: number): Promise<void> {
+    const { simulator } = this.#targets;
+    const ids: string[] = [];
+    for (const operation of spendingOperations) ids.push(await simulator.addFault({ operation, latencyMs }));
+    await sleep(seconds * 1000);
+    const hits = await simulator.faultHits();
+    for (const id of ids) await simulator.removeFault(id);
+    const delayed = ids.reduce((sum, id) => sum + (hits.get(id) ?? 0), 0);
+    if (delayed === 0) throw new FaultNotApplied(`no spending call came in ${seconds.toFixed(1)} s`);
+    this.delayedSpending += delayed;
   }
 
   async #during(seconds: number, ...rules: FaultRule[]): Promise<void> {

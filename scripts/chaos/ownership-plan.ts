@@ -145,7 +145,8 @@ function planSlowSpend(
   return {
     at: target.createAt - 0.3,
     type: "slowSpend",
-    seconds: latencyMs / 1000 + 3,
+    // Long enough that some spending call comes in it (the target's may wait for its project).
+    seconds: latencyMs / 1000 + 12,
     latencyMs,
     target: target.key,
     action,

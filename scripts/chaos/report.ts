@@ -94,7 +94,7 @@ export function formatReport(result: ChaosResult, verdict: Verdict): string {
   );
   out += line(
     "  slow spending",
-    `${fired(result, "slowSpend")} (spending calls answered past the client's write timeout; the resource deleted or edited meanwhile)`,
+    `${fired(result, "slowSpend")}: ${result.delayedSpending} spending calls answered past the client's write timeout (the resource deleted or edited meanwhile)`,
   );
   for (const f of result.faults.failures) out += `    ✗ ${f.type} at ${f.at.toFixed(1)} s: ${f.error}\n`;
   out += line(
@@ -102,6 +102,10 @@ export function formatReport(result: ChaosResult, verdict: Verdict): string {
     `${list(result.creates.acted)} (acted creates: 201, or 202 for a real order, not replayed)`,
   );
   out += line("  seen at the service", list(result.seen));
+  out += line(
+    "objects ended",
+    `${list(result.destroys)} (acted deletes and stops, for no-destroy-while-managed)`,
+  );
   out += line(
     "invariant checks",
     `${result.checks.passes} readings of both sides, ${result.checks.skipped.length} skipped`,

@@ -24,9 +24,13 @@ export interface ChaosResult extends RunRecord {
   plan: LoadPlan;
   load: LoadCounts;
   secrets: { held: number; forced: number; restored: number };
+  /** Spending calls held past the client's write timeout. */
+  delayedSpending: number;
   operator: { kills: number; starts: number; unexpectedExits: string[] };
   stats: SimStats;
   creates: { acted: Map<string, number>; dropped: Map<string, number> };
+  /** Deleting and stopping calls the service acted on, by operation (no-destroy-while-managed read them). */
+  destroys: Map<string, number>;
   seen: Record<string, number>;
   /** Seconds from the end of the chaos until every resource settled; undefined when it timed out. */
   convergedSec: number | undefined;
@@ -206,9 +210,11 @@ async function summarize(
     kills: { planned: run.kills.length, fired: phases.killsFired },
     faults: { planned: tallyFaults(run.events), fired: driver.fired, failures: driver.failures },
     secrets: driver.secrets,
+    delayedSpending: driver.delayedSpending,
     operator: { kills: operator.kills, starts: operator.starts, unexpectedExits: operator.unexpectedExits },
     stats: await run.env.simulator.stats(),
     creates: { acted: readers.creates.acted(), dropped: readers.creates.dropped() },
+    destroys: readers.destroys.byOperation(),
     seen: Object.fromEntries(Object.entries(checker.seen).map(([kind, ids]) => [kind, ids.size])),
     checks: { passes: checker.passes, skipped: phases.skipped },
     violations: run.violations.list(),
