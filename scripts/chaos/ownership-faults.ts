@@ -56,8 +56,11 @@ export async function applyAdoption(world: OwnershipWorld, event: AdoptEvent): P
 }
 
 /**
- * A restore: the resource's metadata (name, labels, annotations) and spec exported, deleted with
- * deletionPolicy Orphan, and once gone re-created from the export (its own deletionPolicy, no status).
+ * A restore: the resource deleted with deletionPolicy Orphan and, once gone, re-created from its
+ * metadata (name, labels, annotations) and spec with its own deletionPolicy and no status. The
+ * export is the last reading before it went: berth may act until it lets go (an order placed right
+ * after approval), and a backup taken before that does not know it (the guide: stop berth, or set
+ * Orphan, before the backup).
  */
 export async function restore(world: OwnershipWorld, event: RestoreEvent): Promise<void> {
   const target = tracked(world.ledger, event.target);
@@ -75,18 +78,34 @@ async function deleteAndRecreate(world: OwnershipWorld, target: Tracked): Promis
   const { kind, namespace, name, key } = target.plan;
   const found = await retried(() => world.cluster.get(kind, namespace, name));
   if (found === undefined) throw new OwnershipNotApplied(`${key} is not in the cluster`);
-  const { labels, annotations: kept } = found.metadata;
+  const policy = found.spec?.deletionPolicy ?? target.plan.policy;
+  await retried(() => world.cluster.patchSpec(kind, namespace, name, { deletionPolicy: "Orphan" }));
+  await retried(() => world.cluster.delete(kind, namespace, name));
+  const last = await lastBeforeGone(world, target, found);
+  const { labels, annotations: kept } = last.metadata;
   const metadata: Manifest["metadata"] = {
     name,
     namespace,
     ...(labels === undefined ? {} : { labels }),
     ...(kept === undefined ? {} : { annotations: kept }),
   };
-  const spec = found.spec ?? target.spec;
-  await retried(() => world.cluster.patchSpec(kind, namespace, name, { deletionPolicy: "Orphan" }));
-  await retried(() => world.cluster.delete(kind, namespace, name));
-  await gone(world, target);
-  await create(world, target, metadata, spec);
+  await create(world, target, metadata, { ...(last.spec ?? target.spec), deletionPolicy: policy });
+}
+
+/** Reads the resource until it is gone; the last reading. */
+async function lastBeforeGone(world: OwnershipWorld, target: Tracked, first: Resource): Promise<Resource> {
+  const { kind, namespace, name, key } = target.plan;
+  const deadline = Date.now() + waitMs;
+  let last = first;
+  while (Date.now() < deadline) {
+    const found = await retried(() => world.cluster.get(kind, namespace, name));
+    if (found === undefined) return last;
+    last = found;
+    await sleep(50);
+  }
+  throw new OwnershipNotApplied(
+    `${key} deleted with Orphan still there after ${waitMs / 1000} s: ${summary(last)}`,
+  );
 }
 
 /** The source as the cluster has it once it manages its object (the identity annotation is written). */
@@ -104,20 +123,6 @@ async function managed(world: OwnershipWorld, key: string): Promise<Resource> {
     await sleep(1000);
   }
   throw new OwnershipNotApplied(`${key} manages no object after ${waitMs / 1000} s: ${summary(found)}`);
-}
-
-async function gone(world: OwnershipWorld, target: Tracked): Promise<void> {
-  const { kind, namespace, name, key } = target.plan;
-  const deadline = Date.now() + waitMs;
-  let found: Resource | undefined;
-  do {
-    await sleep(250);
-    found = await retried(() => world.cluster.get(kind, namespace, name));
-    if (found === undefined) return;
-  } while (Date.now() < deadline);
-  throw new OwnershipNotApplied(
-    `${key} deleted with Orphan still there after ${waitMs / 1000} s: ${summary(found)}`,
-  );
 }
 
 async function create(
