@@ -114,8 +114,10 @@ function binding(kind: "ClusterRoleBinding" | "RoleBinding", name: string, names
 }
 
 function rbacTemplate(): string {
-  const resources = kinds.map((kind) => kind.names.plural);
-  const userRole = (name: string, aggregateTo: string[], verbs: string[]) =>
+  const all = kinds.map((kind) => kind.names.plural);
+  // Admins write SpendLimits: the edit role a team holds never grants it (as the kustomize install).
+  const editable = kinds.filter((kind) => kind.adminOnly !== true).map((kind) => kind.names.plural);
+  const userRole = (name: string, aggregateTo: string[], verbs: string[], resources: string[]) =>
     role(
       "ClusterRole",
       name,
@@ -145,8 +147,8 @@ ${binding("RoleBinding", "leader-election", "{{ $.Release.Namespace }}")}
 {{- end }}
 ${role("ClusterRole", "metrics-reader", undefined, stringify({ rules: [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }] }))}
 {{- if .Values.userRoles.enabled }}
-${userRole("edit", ["admin", "edit"], ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"])}
-${userRole("view", ["view"], ["get", "list", "watch"])}
+${userRole("edit", ["admin", "edit"], ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"], editable)}
+${userRole("view", ["view"], ["get", "list", "watch"], all)}
 {{- end }}
 `;
 }

@@ -179,7 +179,7 @@ describe("berth operator that cannot work exits at once with one line saying wha
       expect(exit.code).toBe(1);
       const version = JSON.parse(await readFile("package.json", "utf8")).version;
       expect(plainLines(exit.stderr)).toEqual([
-        `berth operator: the berth CRDs projects.berth.dev, apps.berth.dev, grids.berth.dev, serverorders.berth.dev are revision 0, older than revision ${crdRevision} that berth ${version} needs; update them: kubectl apply --server-side -f crds/ of berth ${version} (deploy/crds for kustomize; helm upgrade updates the chart's)`,
+        `berth operator: the berth CRDs projects.berth.dev, apps.berth.dev, grids.berth.dev, serverorders.berth.dev, spendlimits.berth.dev are revision 0, older than revision ${crdRevision} that berth ${version} needs; update them: kubectl apply --server-side -f crds/ of berth ${version} (deploy/crds for kustomize; helm upgrade updates the chart's)`,
       ]);
 
       await installCrds(kubeConfig);

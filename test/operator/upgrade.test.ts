@@ -7,7 +7,6 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crdRevision } from "../../src/api/meta.ts";
 import { type ControlPlane, startControlPlane } from "../../src/control-plane/control-plane.ts";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
@@ -225,7 +224,8 @@ describe("upgrading from the previous release with calls in flight", () => {
     expect((await objects.get("apps", "mover"))?.status?.projectId).toBe(alphaId);
     expect((await s.service.items<ServiceItem>("/servers/orders")).map((o) => o.servers)).toEqual([[]]);
 
-    // This release on the old CRDs: one line naming both revisions and the fix; nothing touched.
+    // This release on the old CRDs: one line naming what is missing (the SpendLimit CRD is new) and
+    // the fix, which also updates the old ones; nothing touched.
     const everything = [...settledFirst, ...inFlight];
     const metadata = async () =>
       JSON.stringify(
@@ -236,7 +236,7 @@ describe("upgrading from the previous release with calls in flight", () => {
     expect(await refused.exited, refused.output()).toBe(1);
     const lines = plainLines(refused.stderr());
     expect(lines, refused.output()).toHaveLength(1);
-    expect(lines[0]).toContain(`are revision 0, older than revision ${crdRevision}`);
+    expect(lines[0]).toContain("spendlimits.berth.dev are not installed");
     expect(lines[0]).toContain("kubectl apply --server-side -f crds/");
     expect(s.requests()).toHaveLength(before.calls);
     expect(await metadata()).toBe(before.metadata);
