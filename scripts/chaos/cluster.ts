@@ -30,6 +30,8 @@ const resourceSchema = z.object({
     generation: z.number().optional(),
     deletionTimestamp: z.string().optional(),
     finalizers: z.array(z.string()).optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
   }),
   spec: z.record(z.string(), z.unknown()).optional(),
   status: z
@@ -46,6 +48,18 @@ const resourceSchema = z.object({
     .optional(),
 });
 export type Resource = z.infer<typeof resourceSchema>;
+
+/** What an export keeps of a resource (no uid, no resourceVersion, no status). */
+export interface Manifest {
+  metadata: {
+    name: string;
+    namespace: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+  };
+  spec: Record<string, unknown>;
+}
 
 /** The berth resources and Secrets of the chaos namespaces, through the runtime's Kubernetes client. */
 export class Cluster {
@@ -118,6 +132,15 @@ export class Cluster {
   async create(kind: Kind, namespace: string, name: string, spec: Record<string, unknown>): Promise<void> {
     const body = { apiVersion, kind, metadata: { name, namespace }, spec };
     await this.#client.call("POST", collection(kind, namespace), { body });
+  }
+
+  /**
+   * Creates a resource from a manifest's metadata and spec, as `kubectl apply` of an edited export
+   * does: labels, annotations and finalizers are kept as given.
+   */
+  async apply(kind: Kind, metadata: Manifest["metadata"], spec: Record<string, unknown>): Promise<void> {
+    const body = { apiVersion, kind, metadata, spec };
+    await this.#client.call("POST", collection(kind, metadata.namespace), { body });
   }
 
   /** A JSON merge patch of the spec. */

@@ -86,6 +86,19 @@ export async function startEnvironment(clockSpeed: number, logger: Logger): Prom
   };
 }
 
+/**
+ * The chaos operator's timeout for calls that change something (the client's default is 30 s):
+ * below most gaps between SIGKILLs, so latency past it is seen as a timeout, not only as a kill.
+ */
+export const chaosWriteTimeoutMs = 4000;
+/** The client's own timeout for writes, which `berth operator` (`--operator cli`) keeps. */
+export const defaultWriteTimeoutMs = 30_000;
+
+/** The write timeout the operator of this kind runs with. */
+export function writeTimeoutOf(kind: "scaled" | "cli"): number {
+  return kind === "cli" ? defaultWriteTimeoutMs : chaosWriteTimeoutMs;
+}
+
 /** How to start the operator: the chaos launcher with scaled timings, or `berth operator` itself. */
 export function operatorCommand(
   kind: "scaled" | "cli",
@@ -110,6 +123,10 @@ export function operatorCommand(
   const drift = `${Math.max(1, Math.round(600 / clockSpeed))}s`;
   return {
     args: ["scripts/chaos/operator-main.ts", ...flags, "--drift-interval", drift],
-    env: { ...process.env, CHAOS_CLOCK_SPEED: String(clockSpeed) },
+    env: {
+      ...process.env,
+      CHAOS_CLOCK_SPEED: String(clockSpeed),
+      CHAOS_WRITE_TIMEOUT_MS: String(chaosWriteTimeoutMs),
+    },
   };
 }

@@ -2,6 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../../src/telemetry/logger.ts";
 import type { Cluster } from "./cluster.ts";
 import { retried } from "./load.ts";
+import { applyAdoption, applyCopy, type OwnershipWorld, restore } from "./ownership-faults.ts";
+import { type OwnershipEvent, spendingOperations } from "./ownership-plan.ts";
 import type { Random } from "./random.ts";
 import type { FaultRule, SimulatorProcess } from "./simulator.ts";
 
@@ -32,7 +34,8 @@ export type FaultEvent =
   | { at: number; type: "keyRotated"; namespace: string; name: string; revokeAfterSec: number }
   /** A key of another user goes into the Secret for `seconds` (mid-order), then one of the right user. */
   | { at: number; type: "keyOfOtherUser"; namespace: string; name: string; seconds: number }
-  | { at: number; type: "controlPlaneRestart" };
+  | { at: number; type: "controlPlaneRestart" }
+  | OwnershipEvent;
 
 export interface FaultSetting {
   chaosSec: number;
@@ -100,7 +103,7 @@ export function planFaults(random: Random, setting: FaultSetting): FaultEvent[] 
 
 /** What the fault driver needs to act on the world. */
 export interface FaultTargets {
-  simulator: Pick<SimulatorProcess, "addFault" | "removeFault" | "addKey" | "revokeKey">;
+  simulator: Pick<SimulatorProcess, "addFault" | "removeFault" | "faultHits" | "addKey" | "revokeKey">;
   cluster: Pick<Cluster, "deleteSecret" | "clearSecretFinalizers" | "secretState" | "putSecret">;
   userId: string;
   otherUserId: string;
@@ -109,6 +112,8 @@ export interface FaultTargets {
   /** Every token issued, for the log search. */
   tokens: string[];
   restartControlPlane(): Promise<void>;
+  /** The copies, adoptions and restores act on the cluster and record what they made in the ledger. */
+  ownership: OwnershipWorld;
   logger: Logger;
 }
 
@@ -126,6 +131,10 @@ export const faultTypes: readonly FaultType[] = [
   "keyRotated",
   "keyOfOtherUser",
   "controlPlaneRestart",
+  "copy",
+  "adopt",
+  "restore",
+  "slowSpend",
 ];
 
 /** A number per type of timed fault. */
@@ -166,6 +175,8 @@ export class FaultDriver {
   readonly fired: FaultTally = tallyFaults([]);
   readonly failures: FaultFailure[] = [];
   readonly secrets: SecretOutcomes = { held: 0, forced: 0, restored: 0 };
+  /** Spending calls the slow-spending faults held past the client's write timeout. */
+  delayedSpending = 0;
   readonly #targets: FaultTargets;
   readonly #pending: Promise<void>[] = [];
 
@@ -224,6 +235,18 @@ export class FaultDriver {
       case "controlPlaneRestart":
         await this.#targets.restartControlPlane();
         logger.info("control plane restarted");
+        return;
+      case "copy":
+        await applyCopy(this.#targets.ownership, event);
+        return;
+      case "adopt":
+        await applyAdoption(this.#targets.ownership, event);
+        return;
+      case "restore":
+        await restore(this.#targets.ownership, event);
+        return;
+      case "slowSpend":
+        await this.#slowSpending(event.seconds, event.latencyMs);
         return;
     }
   }
@@ -295,6 +318,19 @@ export class FaultDriver {
     if (stored === undefined)
       throw new FaultNotApplied(`no credentials Secret ${namespace}/${name} to act on`);
     return stored;
+  }
+
+  /** Spending calls answer late for `seconds`; it did not fire unless at least one came meanwhile. */
+  async #slowSpending(seconds: number, latencyMs: number): Promise<void> {
+    const { simulator } = this.#targets;
+    const ids: string[] = [];
+    for (const operation of spendingOperations) ids.push(await simulator.addFault({ operation, latencyMs }));
+    await sleep(seconds * 1000);
+    const hits = await simulator.faultHits();
+    for (const id of ids) await simulator.removeFault(id);
+    const delayed = ids.reduce((sum, id) => sum + (hits.get(id) ?? 0), 0);
+    if (delayed === 0) throw new FaultNotApplied(`no spending call came in ${seconds.toFixed(1)} s`);
+    this.delayedSpending += delayed;
   }
 
   async #during(seconds: number, ...rules: FaultRule[]): Promise<void> {

@@ -39,6 +39,22 @@ export function project(name: string, policy: "Delete" | "Orphan" = "Delete"): P
   };
 }
 
+/** A copy (or adopter) of `source` under another name, in the same namespace. */
+export function copyOf(
+  source: PlannedResource,
+  name: string,
+  type: "copy" | "adopter" = "copy",
+): PlannedResource {
+  return {
+    ...source,
+    name,
+    key: resourceKey(source.namespace, source.kind, name),
+    policy: "Delete",
+    order: undefined,
+    role: { type, source: source.key },
+  };
+}
+
 export function serverOrder(
   terms: { count?: number; maxServers?: number; overBudget?: boolean } = {},
 ): PlannedResource {

@@ -1,7 +1,10 @@
 /** Every invariant the checker and the run may report; each has a fail/pass pair in invariants.test.ts. */
 export const invariantNames = [
   "one-object-per-resource",
+  "one-manager-per-object",
+  "no-destroy-while-managed",
   "finalizer-held-while-object-exists",
+  "no-release-while-active",
   "nothing-left-after-delete",
   "orphan-keeps-object",
   "order-within-maxHourlyCost",

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { checkDestroys } from "./destroys.ts";
 import { checkConverged, checkLogText, checkStalledCalls } from "./end-checks.ts";
 import {
   cluster,
+  copyOf,
   inCluster,
   project,
   ready,
@@ -32,6 +34,71 @@ const histories: Record<InvariantName, History> = {
       const { checker, found } = world(p);
       const duplicate = broken ? [{ id: "prj_2", name: "ns.p-0" }] : [];
       checker.observeService(service({ projects: [{ id: "prj_1", name: "ns.p-0" }, ...duplicate] }), ago(0));
+      return found();
+    },
+  },
+  "one-manager-per-object": {
+    story: "a copy of a Project takes its project over: both statuses name it, neither is refused",
+    run(broken) {
+      const p = project("p-0");
+      const copy = copyOf(p, "p-0-copy");
+      const { checker, found } = world(p, copy);
+      const conditions = broken ? [ready] : [stalled("AlreadyManaged")];
+      checker.observeCluster(
+        cluster(
+          { kind: "Project", resource: inCluster(p, { projectId: "prj_1" }) },
+          { kind: "Project", resource: inCluster(copy, { projectId: "prj_1" }, conditions) },
+        ),
+        ago(0),
+      );
+      return found();
+    },
+  },
+  "no-destroy-while-managed": {
+    story: "a project is deleted while the Project managing it is there and not being deleted",
+    run(broken) {
+      const p = project("p-0");
+      const { checker, ledger, tracked, violations, found } = world(p);
+      checker.observeCluster(
+        cluster({ kind: "Project", resource: inCluster(p, { projectId: "prj_1" }) }),
+        ago(20_000),
+      );
+      if (!broken) tracked(p).deleteRequestedAt = ago(10_000);
+      const destroys = [{ operation: "deleteProject", id: "prj_1", at: ago(5_000), requestId: "req_1" }];
+      checkDestroys(destroys, ledger.created(), violations);
+      return found();
+    },
+  },
+  "no-release-while-active": {
+    story: "a deleted ServerOrder leaves the cluster while its growth order still has running servers",
+    run(broken) {
+      const so = serverOrder();
+      const { checker, tracked, found } = world(so);
+      checker.observeCluster(
+        cluster({ kind: "ServerOrder", resource: inCluster(so, { orderId: "ord_1" }) }),
+        ago(20_000),
+      );
+      checker.observeService(
+        service({
+          orders: [
+            { id: "ord_1", servers: ["running", "running"] },
+            { id: "ord_2", servers: ["running"] },
+          ],
+        }),
+        ago(15_000),
+      );
+      tracked(so).deleteRequestedAt = ago(10_000);
+      checker.observeCluster(cluster(), ago(5_000));
+      const growth = broken ? ["running"] : ["deprovisioning"];
+      checker.observeService(
+        service({
+          orders: [
+            { id: "ord_1", servers: ["deprovisioning", "deprovisioning"] },
+            { id: "ord_2", servers: growth },
+          ],
+        }),
+        ago(0),
+      );
       return found();
     },
   },

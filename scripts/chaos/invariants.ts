@@ -2,7 +2,7 @@ import { instanceTypes } from "../../src/simulator/catalog.ts";
 import { type ReasonsSource, readReasonsSource } from "../docs/troubleshooting.ts";
 import { conditionOf, type Kind, type Resource } from "./cluster.ts";
 import { approvedDuring, type Ledger, statusId, type Tracked, type Violations } from "./ledger.ts";
-import { decimal, resourceKey, signatureOf } from "./plan.ts";
+import { decimal, type Role, resourceKey, signatureOf } from "./plan.ts";
 import type { ServiceOrder, ServiceSnapshot } from "./service.ts";
 
 /** One object at the service, attributed to the resource it belongs to. */
@@ -42,8 +42,8 @@ export function actionableReasons(source: ReasonsSource = readReasonsSource()): 
 
 /**
  * The invariants, checked against each pair of readings (the cluster first, then the service):
- * one external object per resource, nothing left after a Delete, no finalizer released while its
- * object exists, no order above its maxHourlyCost, and at the end every resource Ready or Stalled
+ * one external object per resource and one managing resource per object, nothing left after a
+ * Delete, no finalizer released while its object (or anything else it made) is active, no order above its maxHourlyCost, and at the end every resource Ready or Stalled
  * for a reason a person can act on.
  */
 export class Checker {
@@ -51,6 +51,8 @@ export class Checker {
   readonly #ledger: Ledger;
   /** Orders seen at the service, and when the service reading before this one started (wall ms). */
   readonly #ordersSeen = new Set<string>();
+  /** When a service reading (its start, wall ms) first listed each object. */
+  readonly #firstSeen = new Map<string, number>();
   #previousReadingAt: number;
   readonly #violations: Violations;
   readonly #actionable: Set<string>;
@@ -71,7 +73,7 @@ export class Checker {
 
   /** Takes a cluster reading that started at `readAt` (wall ms). */
   observeCluster(lists: Map<Kind, Resource[]>, readAt: number): void {
-    const claims = new Map<string, string[]>();
+    const managers = new Map<string, string[]>();
     for (const tracked of this.#ledger.created()) {
       if ((tracked.createdAt ?? readAt) >= readAt) continue;
       const { kind, namespace, name, key } = tracked.plan;
@@ -80,26 +82,36 @@ export class Checker {
         ?.find((r) => r.metadata.namespace === namespace && r.metadata.name === name);
       tracked.last = found;
       if (found === undefined) {
-        if (tracked.deleteRequestedAt !== undefined && tracked.deleteRequestedAt < readAt)
-          tracked.goneAt ??= readAt;
-        else if (tracked.deleteRequestedAt === undefined)
-          this.#violations.add("resource-stays", key, "disappeared from the cluster without a delete");
+        this.#missing(tracked, readAt);
         continue;
       }
       this.#checkEcho(tracked, found, readAt);
       const id = statusId(kind, found);
       if (id === undefined) continue;
-      claims.set(id, [...(claims.get(id) ?? []), key]);
+      if (!refused(found)) managers.set(id, [...(managers.get(id) ?? []), key]);
       const previous = tracked.ids.at(-1);
       if (previous !== undefined && previous !== id) {
         this.#violations.add("one-object-per-resource", key, `status ID changed from ${previous} to ${id}`);
       }
       if (previous !== id) tracked.ids.push(id);
+      tracked.idSeenAt ??= readAt;
     }
-    for (const [id, keys] of claims) {
+    for (const [id, keys] of managers) {
       if (keys.length > 1)
-        this.#violations.add("one-object-per-resource", id, `claimed by ${keys.join(", ")}`);
+        this.#violations.add("one-manager-per-object", id, `managed by ${keys.join(", ")} at once`);
     }
+  }
+
+  /** Not listed: gone after its delete, or on its way back from a restore; otherwise it vanished. */
+  #missing(tracked: Tracked, readAt: number): void {
+    if (tracked.deleteRequestedAt !== undefined && tracked.deleteRequestedAt < readAt)
+      tracked.goneAt ??= readAt;
+    else if (tracked.deleteRequestedAt === undefined && tracked.restoringSince === undefined)
+      this.#violations.add(
+        "resource-stays",
+        tracked.plan.key,
+        "disappeared from the cluster without a delete",
+      );
   }
 
   /**
@@ -109,6 +121,8 @@ export class Checker {
   observeService(snapshot: ServiceSnapshot, readAt: number): Map<string, ExternalObject[]> {
     this.passes++;
     const byKey = this.#attribute(snapshot);
+    for (const objects of byKey.values())
+      for (const o of objects) if (!this.#firstSeen.has(o.id)) this.#firstSeen.set(o.id, readAt);
     for (const [key, objects] of byKey) {
       const tracked = this.#ledger.get(key);
       if (tracked === undefined) continue;
@@ -120,20 +134,44 @@ export class Checker {
           `${objects.length} objects: ${objects.map((o) => o.label).join(", ")}`,
         );
       }
-      // The finalizer guards the object its status named; anything else left is nothing-left-after-delete's.
-      const named = objects.filter((o) => o.live && tracked.ids.includes(o.id));
-      if (tracked.plan.policy === "Delete" && tracked.goneAt !== undefined && named.length > 0) {
-        this.#violations.add(
-          "finalizer-held-while-object-exists",
-          key,
-          `gone from the cluster ${ago(tracked.goneAt)} (deletionPolicy Delete) while ${named.map((o) => o.label).join(", ")} still exists`,
-        );
-      }
+      this.#checkReleased(tracked, objects);
       if (tracked.plan.order !== undefined) this.#checkCost(tracked, objects);
     }
     for (const order of snapshot.orders) this.#checkApproved(order);
     this.#previousReadingAt = readAt;
     return byKey;
+  }
+
+  /**
+   * Released (gone after a delete with deletionPolicy Delete) while something it made is active:
+   * the object its status named holds the finalizer; everything else it created or ordered (growth
+   * and replacement orders, a second object from a create in doubt) that the service listed before
+   * the release must be gone by then too. What appears only later (a call that landed after the
+   * release) is nothing-left-after-delete's, at the end.
+   */
+  #checkReleased(tracked: Tracked, objects: ExternalObject[]): void {
+    if (tracked.plan.policy !== "Delete" || tracked.goneAt === undefined) return;
+    const live = objects.filter((o) => o.live);
+    const named = live.filter((o) => tracked.ids.includes(o.id));
+    const gone = `gone from the cluster ${ago(tracked.goneAt)} (deletionPolicy Delete)`;
+    if (named.length > 0) {
+      this.#violations.add(
+        "finalizer-held-while-object-exists",
+        tracked.plan.key,
+        `${gone} while ${named.map((o) => o.label).join(", ")} still exists`,
+      );
+    }
+    const goneAt = tracked.goneAt;
+    const more = live.filter(
+      (o) => !tracked.ids.includes(o.id) && (this.#firstSeen.get(o.id) ?? goneAt) < goneAt,
+    );
+    if (more.length > 0) {
+      this.#violations.add(
+        "no-release-while-active",
+        tracked.plan.key,
+        `${gone} while what it made is still active: ${more.map((o) => o.label).join(", ")}`,
+      );
+    }
   }
 
   /** Every resource settled: deleted ones gone from the cluster, the others Ready or Stalled for an actionable reason. */
@@ -172,7 +210,8 @@ export class Checker {
         }
         continue;
       }
-      this.#checkLive(tracked, objects);
+      // A copy or adopter owns nothing: its end state is #settleProblem's.
+      if (tracked.plan.role === undefined) this.#checkLive(tracked, objects);
     }
   }
 
@@ -278,6 +317,7 @@ export class Checker {
       return last === undefined ? undefined : `deleted but still present: ${summary(last)}`;
     }
     if (last === undefined) return "not in the cluster";
+    if (tracked.plan.role !== undefined) return this.#refusalProblem(tracked.plan.role, last);
     const generation = last.metadata.generation;
     const ready = conditionOf(last, "Ready");
     const current = (c: { observedGeneration?: number | undefined } | undefined) =>
@@ -287,6 +327,15 @@ export class Checker {
     if (stalled?.status === "True" && current(stalled) && this.#actionable.has(stalled.reason ?? ""))
       return undefined;
     return summary(last);
+  }
+
+  /** A copy or adopter ends Stalled AlreadyManaged for its generation: it never manages its source's object. */
+  #refusalProblem(role: Role, last: Resource): string | undefined {
+    const stalled = conditionOf(last, "Stalled");
+    const generation = last.metadata.generation;
+    if (refused(last) && (stalled?.observedGeneration ?? last.status?.observedGeneration) === generation)
+      return undefined;
+    return `a ${role.type} of ${role.source}, expected Stalled AlreadyManaged: ${summary(last)}`;
   }
 
   /** What all of a ServerOrder's orders hold at once (first, growth and replacement orders) stays within spec.maxHourlyCost. */
@@ -406,6 +455,12 @@ function orderObject(o: ServiceOrder, snapshot: ServiceSnapshot): ExternalObject
     name: undefined,
     image: undefined,
   };
+}
+
+/** Stalled AlreadyManaged: it leaves the object it names to the resource that holds it. */
+function refused(resource: Resource): boolean {
+  const stalled = conditionOf(resource, "Stalled");
+  return stalled?.status === "True" && stalled.reason === "AlreadyManaged";
 }
 
 function ago(at: number): string {

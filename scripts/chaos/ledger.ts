@@ -16,6 +16,12 @@ export interface Tracked {
   goneAt: number | undefined;
   /** External IDs its status held, in the order they appeared. */
   ids: string[];
+  /** Wall-clock ms of the cluster reading that first saw an external ID in its status. */
+  idSeenAt: number | undefined;
+  /** Wall-clock ms a restore began (deleted with Orphan, to be re-created); undefined when none is under way. */
+  restoringSince: number | undefined;
+  /** Apps: spec.stopped was true at some time (the App itself may stop its app then). */
+  stoppedAsked: boolean;
   /** ServerOrders: each value of spec.approved with the wall-clock ms it was sent at, oldest first. */
   approvals: { at: number; approved: boolean }[];
   /** A berth.dev/replace-server value sent and not yet seen echoed in status, with when it was sent. */
@@ -29,8 +35,9 @@ export class Ledger {
   readonly #byKey = new Map<string, Tracked>();
   readonly #bySignature = new Map<string, Tracked>();
 
-  constructor(plan: LoadPlan) {
-    for (const resource of plan.resources) {
+  /** `extra`: the copies and adopters the ownership faults apply. */
+  constructor(plan: LoadPlan, extra: readonly PlannedResource[] = []) {
+    for (const resource of [...plan.resources, ...extra]) {
       const tracked: Tracked = {
         plan: resource,
         spec: { ...resource.spec },
@@ -39,6 +46,9 @@ export class Ledger {
         deleteRequestedAt: undefined,
         goneAt: undefined,
         ids: [],
+        idSeenAt: undefined,
+        restoringSince: undefined,
+        stoppedAsked: resource.spec.stopped === true,
         approvals: [],
         echo: undefined,
         last: undefined,

@@ -73,6 +73,7 @@ export class LoadGenerator {
       if (wait > 0) await sleep(wait);
       const tracked = this.#ledger.get(action.resource.key);
       if (tracked === undefined) continue;
+      await untilRestored(tracked);
       try {
         await retried(() => this.#apply(action, tracked));
       } catch (error) {
@@ -125,6 +126,7 @@ export class LoadGenerator {
     if (update.type === "patch") {
       // A grant counts from when it is sent, a withdrawal from when it took effect.
       if (update.patch.approved === true) tracked.approvals.push({ at: Date.now(), approved: true });
+      if (update.patch.stopped === true) tracked.stoppedAsked = true;
       Object.assign(tracked.spec, update.patch);
       await this.#cluster.patchSpec(kind, namespace, name, update.patch);
       if (update.patch.approved === false) tracked.approvals.push({ at: Date.now(), approved: false });
@@ -146,6 +148,12 @@ export class LoadGenerator {
     tracked.echo = { value, at: Date.now() };
     return true;
   }
+}
+
+/** A restore under way (the resource deleted, to be re-created) is waited for, up to three minutes. */
+async function untilRestored(tracked: Tracked): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (tracked.restoringSince !== undefined && Date.now() < deadline) await sleep(200);
 }
 
 /** Retries a cluster call for up to three minutes (a control-plane restart takes some seconds). */

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../../src/telemetry/logger.ts";
 import { type Cluster, type Kind, kinds, type Resource } from "./cluster.ts";
+import type { DestroyLog, SimClock } from "./destroys.ts";
 import { createOperations } from "./faults.ts";
 import type { Checker } from "./invariants.ts";
 import { retried } from "./load.ts";
@@ -49,12 +50,15 @@ export interface Readers {
   simulator: SimulatorProcess;
   checker: Checker;
   creates: CreateLog;
+  /** The deleting and stopping calls the service acted on, for no-destroy-while-managed. */
+  destroys: DestroyLog;
+  clock: SimClock;
   logger: Logger;
   /** Wall-clock ms the run started, for the time of a failed check. */
   startedAt: number;
 }
 
-/** One check: the cluster, then the service, then the create log. The reason it failed, if it did. */
+/** One check: the cluster, then the service, then the create and destroy logs. The reason it failed, if it did. */
 export async function checkOnce(readers: Readers): Promise<string | undefined> {
   const readAt = Date.now();
   try {
@@ -62,6 +66,7 @@ export async function checkOnce(readers: Readers): Promise<string | undefined> {
     const serviceReadAt = Date.now();
     readers.checker.observeService(await readers.service.snapshot(), serviceReadAt);
     await readers.creates.collect(readers.simulator);
+    await readers.destroys.collect(readers);
     return undefined;
   } catch (error) {
     const reason = `t+${Math.round((Date.now() - readers.startedAt) / 1000)}s: ${String(error)}`;

@@ -2,7 +2,7 @@
 // the timings of a sped-up simulator clock (CHAOS_CLOCK_SPEED times faster): the client's
 // rate-limit window, the polls, the Stalled retry, like scripts/bench-operator.ts does.
 //
-//   CHAOS_CLOCK_SPEED=20 node scripts/chaos/operator-main.ts --kubeconfig … --namespace … (berth operator flags)
+//   CHAOS_CLOCK_SPEED=20 CHAOS_WRITE_TIMEOUT_MS=4000 node scripts/chaos/operator-main.ts --kubeconfig … --namespace … (berth operator flags)
 import { Registry } from "prom-client";
 import { parseConfig } from "../../src/cli/command.ts";
 import { operatorCommand } from "../../src/cli/commands/operator.ts";
@@ -13,6 +13,10 @@ import { createLogger } from "../../src/telemetry/logger.ts";
 
 const speed = Number(process.env.CHAOS_CLOCK_SPEED ?? "1");
 if (!(speed >= 1)) throw new Error("CHAOS_CLOCK_SPEED must be a number ≥ 1");
+// Shorter than the gaps between SIGKILLs, so a slow spending call times out in the client (an
+// outcome in doubt) instead of only ever dying with the process.
+const writeTimeoutMs = Number(process.env.CHAOS_WRITE_TIMEOUT_MS ?? "30000");
+if (!(writeTimeoutMs >= 1000)) throw new Error("CHAOS_WRITE_TIMEOUT_MS must be a number ≥ 1000");
 
 function scaled(ms: number): number {
   return Math.max(50, Math.round(ms / speed));
@@ -41,7 +45,7 @@ const logger = createLogger({ level: config.logLevel ?? "info", destination: pro
 const operator = await startOperator(config, {
   logger,
   registry: new Registry(),
-  hosting: { limits: { windowMs: scaled(60_000) } },
+  hosting: { limits: { windowMs: scaled(60_000) }, timeoutsMs: { write: writeTimeoutMs } },
   settings: {
     polls: scaledPolls(defaultSettings.polls),
     stalledRetryMs: scaled(defaultSettings.stalledRetryMs),

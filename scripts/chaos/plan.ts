@@ -39,6 +39,13 @@ export interface OrderTerms {
   overBudget: boolean;
 }
 
+/** A resource the ownership faults apply next to `source` (a key), which manages the object it names. */
+export interface Role {
+  /** `copy`: the source's manifest with its claim, under another name; `adopter`: names the object by spec ID. */
+  type: "copy" | "adopter";
+  source: string;
+}
+
 export interface PlannedResource {
   kind: Kind;
   namespace: string;
@@ -52,6 +59,8 @@ export interface PlannedResource {
   deleteAt: number | undefined;
   updates: PlannedUpdate[];
   order: OrderTerms | undefined;
+  /** Set on the copies and adopters the ownership faults make; they never manage anything. */
+  role?: Role;
 }
 
 export interface Sizes {
@@ -150,7 +159,7 @@ function base(ns: NamespacePlan, kind: Kind, name: string, policy: "Delete" | "O
   };
 }
 
-function credentialFields(ns: NamespacePlan): Record<string, unknown> {
+export function credentialFields(ns: NamespacePlan): Record<string, unknown> {
   return ns.credentials === "ref" ? { credentialsRef: { name: refSecretName } } : {};
 }
 

@@ -83,12 +83,29 @@ export function formatReport(result: ChaosResult, verdict: Verdict): string {
   out += line("  key rotated", fired(result, "keyRotated"));
   out += line("  other user's key", `${fired(result, "keyOfOtherUser")} (put in mid-order)`);
   out += line("  control plane", `${fired(result, "controlPlaneRestart")} (restarts)`);
+  out += line(
+    "  copies",
+    `${fired(result, "copy")} (a managed resource's manifest, claim included, under another name)`,
+  );
+  out += line("  adoptions", `${fired(result, "adopt")} (spec ID of an object another resource manages)`);
+  out += line(
+    "  restores",
+    `${fired(result, "restore")} (deleted with Orphan, re-created from metadata and spec)`,
+  );
+  out += line(
+    "  slow spending",
+    `${fired(result, "slowSpend")}: ${result.delayedSpending} spending calls answered past the client's write timeout (the resource deleted or edited meanwhile)`,
+  );
   for (const f of result.faults.failures) out += `    ✗ ${f.type} at ${f.at.toFixed(1)} s: ${f.error}\n`;
   out += line(
     "objects created",
     `${list(result.creates.acted)} (acted creates: 201, or 202 for a real order, not replayed)`,
   );
   out += line("  seen at the service", list(result.seen));
+  out += line(
+    "objects ended",
+    `${list(result.destroys)} (acted deletes and stops, for no-destroy-while-managed)`,
+  );
   out += line(
     "invariant checks",
     `${result.checks.passes} readings of both sides, ${result.checks.skipped.length} skipped`,

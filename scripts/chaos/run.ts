@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../../src/telemetry/logger.ts";
+import { checkDestroys, DestroyLog, SimClock } from "./destroys.ts";
 import { checkConverged, checkLogText, checkStalledCalls } from "./end-checks.ts";
 import { type Environment, namespaces, operatorCommand, secretOf, startEnvironment } from "./environment.ts";
 import { FaultDriver, type FaultEvent, planFaults, steadyFaults, tallyFaults } from "./faults.ts";
@@ -9,9 +10,11 @@ import { Ledger, Violations } from "./ledger.ts";
 import { type LoadCounts, LoadGenerator, timeline } from "./load.ts";
 import { CreateLog, checkUntil, type Readers, readCluster } from "./observer.ts";
 import type { ChaosOptions } from "./options.ts";
-import { type CredentialStyle, type LoadPlan, planLoad } from "./plan.ts";
+import { ownershipResources } from "./ownership-plan.ts";
+import type { CredentialStyle, LoadPlan } from "./plan.ts";
 import { OperatorSupervisor } from "./processes.ts";
 import { Random } from "./random.ts";
+import { seededPlan } from "./seeded-plan.ts";
 import { ServiceReader } from "./service.ts";
 import type { SimStats } from "./simulator.ts";
 import type { RunRecord } from "./verdict.ts";
@@ -21,9 +24,13 @@ export interface ChaosResult extends RunRecord {
   plan: LoadPlan;
   load: LoadCounts;
   secrets: { held: number; forced: number; restored: number };
+  /** Spending calls held past the client's write timeout. */
+  delayedSpending: number;
   operator: { kills: number; starts: number; unexpectedExits: string[] };
   stats: SimStats;
   creates: { acted: Map<string, number>; dropped: Map<string, number> };
+  /** Deleting and stopping calls the service acted on, by operation (no-destroy-while-managed read them). */
+  destroys: Map<string, number>;
   seen: Record<string, number>;
   /** Seconds from the end of the chaos until every resource settled; undefined when it timed out. */
   convergedSec: number | undefined;
@@ -83,8 +90,8 @@ async function prepare(
   logger: Logger,
   startedAt: number,
 ): Promise<Run> {
-  const plan = planLoad(Random.forPurpose(options.seed, "load"), namespaces, options.sizes, options.chaosSec);
-  const ledger = new Ledger(plan);
+  const { plan, ownership } = seededPlan(options);
+  const ledger = new Ledger(plan, ownershipResources(ownership));
   const violations = new Violations(startedAt);
   const checker = new Checker(ledger, violations, actionableReasons());
   const readers: Readers = {
@@ -93,6 +100,8 @@ async function prepare(
     simulator: env.simulator,
     checker,
     creates: new CreateLog(),
+    destroys: new DestroyLog(),
+    clock: new SimClock(options.clockSpeed),
     logger,
     startedAt,
   };
@@ -105,6 +114,7 @@ async function prepare(
     otherUserId: env.otherUserId,
     secrets: env.secrets,
     tokens: env.tokens,
+    ownership: { cluster: env.cluster, ledger },
     logger,
     restartControlPlane: async () => {
       await env.controlPlane.restart();
@@ -113,12 +123,13 @@ async function prepare(
       await operator.killAndRestart();
     },
   });
-  const events = planFaults(Random.forPurpose(options.seed, "faults"), {
+  const timed = planFaults(Random.forPurpose(options.seed, "faults"), {
     chaosSec: options.chaosSec,
     clockSpeed: options.clockSpeed,
     deleted: secretOfStyle("ref"),
     rotated: secretOfStyle("own"),
   });
+  const events = [...timed, ...ownership].sort((a, b) => a.at - b.at);
   return {
     options,
     env,
@@ -174,6 +185,8 @@ async function settle(run: Run): Promise<{ convergedAt: number | undefined; unse
   const reading = await finalReading(readers);
   if (reading !== undefined) checker.finalCheck(reading.snapshot, reading.at);
   else run.problems.push("the final reading of the cluster and the service failed");
+  await readers.destroys.collect(readers);
+  checkDestroys(readers.destroys.all(), run.ledger.created(), violations);
   checkConverged(convergedAt, unsettled, options.convergenceTimeoutSec, violations);
   return { convergedAt, unsettled };
 }
@@ -197,9 +210,11 @@ async function summarize(
     kills: { planned: run.kills.length, fired: phases.killsFired },
     faults: { planned: tallyFaults(run.events), fired: driver.fired, failures: driver.failures },
     secrets: driver.secrets,
+    delayedSpending: driver.delayedSpending,
     operator: { kills: operator.kills, starts: operator.starts, unexpectedExits: operator.unexpectedExits },
     stats: await run.env.simulator.stats(),
     creates: { acted: readers.creates.acted(), dropped: readers.creates.dropped() },
+    destroys: readers.destroys.byOperation(),
     seen: Object.fromEntries(Object.entries(checker.seen).map(([kind, ids]) => [kind, ids.size])),
     checks: { passes: checker.passes, skipped: phases.skipped },
     violations: run.violations.list(),

@@ -87,6 +87,15 @@ export class SimulatorProcess {
     await this.#send("DELETE", `/faults/${id}`);
   }
 
+  /** How many requests each fault rule hit (delayed, answered or dropped), active or spent, by id. */
+  async faultHits(): Promise<Map<string, number>> {
+    const rule = z.looseObject({ id: z.string(), hits: z.number() });
+    const body = z
+      .object({ items: z.array(rule), spent: z.array(rule) })
+      .parse(await this.#send("GET", "/faults"));
+    return new Map([...body.items, ...body.spent].map((r) => [r.id, r.hits]));
+  }
+
   async clearFaults(): Promise<void> {
     await this.#send("DELETE", "/faults");
   }
