@@ -5,7 +5,11 @@ import { type LoadPlan, planLoad } from "./plan.ts";
 import { Random } from "./random.ts";
 
 /** The load and the ownership faults on it, from the seed alone (the ownership faults adjust the load). */
-export function seededPlan(options: Pick<ChaosOptions, "seed" | "sizes" | "chaosSec" | "operator">): {
+export function seededPlan(
+  options: Pick<ChaosOptions, "seed" | "sizes" | "chaosSec" | "operator">,
+  /** Restores without status and slow spending calls too (see `OwnershipSetting.statusFaults`). */
+  statusFaults = false,
+): {
   plan: LoadPlan;
   ownership: OwnershipEvent[];
 } {
@@ -13,6 +17,7 @@ export function seededPlan(options: Pick<ChaosOptions, "seed" | "sizes" | "chaos
   const ownership = planOwnershipFaults(Random.forPurpose(options.seed, "ownership"), plan, {
     chaosSec: options.chaosSec,
     writeTimeoutMs: writeTimeoutOf(options.operator),
+    statusFaults,
   });
   return { plan, ownership };
 }
