@@ -4,27 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type BerthObject, type BerthPlural, berthObjects, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { fastPolls, useOperatorEnvironment } from "./support.ts";
-
-/** Every call that changes something at the service. */
-const changing = [
-  "createProject",
-  "renameProject",
-  "deleteProject",
-  "createApp",
-  "updateApp",
-  "startApp",
-  "stopApp",
-  "restartApp",
-  "moveApp",
-  "deleteApp",
-  "createGrid",
-  "deleteGrid",
-  "provisionServers",
-  "deprovisionServers",
-  "powerServers",
-  "replaceServer",
-];
+import { changingOperations, fastPolls, useOperatorEnvironment } from "./support.ts";
 
 const kinds = { projects: "Project", apps: "App", grids: "Grid", serverorders: "ServerOrder" } as const;
 
@@ -44,7 +24,7 @@ describe("one managing resource per external object", () => {
     for (const name of extraNamespaces.splice(0)) await core.deleteNamespace({ name }).catch(() => undefined);
   });
 
-  const changes = () => changing.map((op) => env.requests(op).length).reduce((a, b) => a + b, 0);
+  const changes = () => changingOperations.map((op) => env.requests(op).length).reduce((a, b) => a + b, 0);
 
   /** What `kubectl get -o yaml` of `original` gives, renamed (into another namespace, maybe) and applied. */
   async function applyCopy(

@@ -7,34 +7,13 @@ import type { Manifest } from "../../src/cli/import/manifests.ts";
 import { berthObjects, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { condition, hasCondition, useOperatorEnvironment } from "./support.ts";
-
-/** Every call that changes something at the service. */
-const changing = [
-  "createProject",
-  "renameProject",
-  "deleteProject",
-  "createApp",
-  "updateApp",
-  "startApp",
-  "stopApp",
-  "restartApp",
-  "triggerBuild",
-  "moveApp",
-  "deleteApp",
-  "createGrid",
-  "deleteGrid",
-  "provisionServers",
-  "deprovisionServers",
-  "powerServers",
-  "replaceServer",
-];
+import { changingOperations, condition, hasCondition, useOperatorEnvironment } from "./support.ts";
 
 describe("management policies and pauses (calls counted from the simulator's request log)", () => {
   const env = useOperatorEnvironment();
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
   const objects = berthObjects(kubeConfig(), () => env.namespace);
-  const changes = () => changing.map((op) => env.requests(op).length).reduce((a, b) => a + b, 0);
+  const changes = () => changingOperations.map((op) => env.requests(op).length).reduce((a, b) => a + b, 0);
 
   /** A project and a running app made at the service by a person, not by berth. */
   async function existingApp(token: string, image: string) {

@@ -16,6 +16,30 @@ import { kubeConfig, unlessNotFound } from "../support/kube.ts";
 /** Simulated seconds per real second: the default timings (start 3 s, build 8 s) become fractions of a second. */
 export const clockSpeed = 20;
 
+/** Every operation that changes something at the service (tests count them from the request log). */
+export const changingOperations = [
+  "createProject",
+  "renameProject",
+  "deleteProject",
+  "addProjectShare",
+  "changeProjectShare",
+  "removeProjectShare",
+  "createApp",
+  "updateApp",
+  "startApp",
+  "stopApp",
+  "restartApp",
+  "triggerBuild",
+  "moveApp",
+  "deleteApp",
+  "createGrid",
+  "deleteGrid",
+  "provisionServers",
+  "deprovisionServers",
+  "powerServers",
+  "replaceServer",
+] as const;
+
 /** Poll timings matched to the sped-up simulator. */
 export const fastPolls = {
   startingMs: 300,
