@@ -111,7 +111,7 @@ async function condition(plural: string, name: string, type: string): Promise<bo
 
 /**
  * Runs `berth operator` (the CLI, secure metrics on) against the control plane and a simulator,
- * with a Ready App and a Stalled one, and scrapes it as the ServiceMonitor does: with the token of
+ * with a Ready App, a Stalled one and a SpendLimit, and scrapes it as the ServiceMonitor does: with the token of
  * the monitoring overlay's berth-metrics-scraper (moved to this test's namespace).
  */
 async function scrapeRealOperator(): Promise<string> {
@@ -146,6 +146,8 @@ async function scrapeRealOperator(): Promise<string> {
     body: { apiVersion: `${group}/${version}`, kind, metadata: { name }, spec },
   });
   await kube.call("POST", `${base}/projects`, object("Project", "demo", {}));
+  // Room for both Apps: the spend panel's two series exist only for a namespace with a SpendLimit.
+  await kube.call("POST", `${base}/spendlimits`, object("SpendLimit", "team", { maxHourlyCost: "5.00" }));
   const app = {
     projectRef: { name: "demo" },
     image: "nginx:1.27",
@@ -186,6 +188,10 @@ async function scrapeRealOperator(): Promise<string> {
   });
   await waitFor("App web Ready and App stalled Stalled", async () => {
     return (await condition("apps", "web", "Ready")) && (await condition("apps", "stalled", "Stalled"));
+  });
+  await waitFor("SpendLimit team to count the namespace's spend", async () => {
+    const limit = (await kube.call("GET", `${base}/spendlimits/team`)) as KubeObject;
+    return (limit.status as { used?: unknown } | undefined)?.used !== undefined;
   });
   const token = await serviceAccountToken(namespace, "berth-metrics-scraper");
   let answer = await scrape(url, token);

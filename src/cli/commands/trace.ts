@@ -8,7 +8,7 @@ import { buildTrace } from "../trace/tree.ts";
 export const traceCommand = defineCommand({
   name: "trace",
   summary:
-    "show a resource and what depends on it (Project → Apps, Grid → ServerOrders → servers), one line each",
+    "show a resource and what depends on it (Project → Apps, Grid → ServerOrders → servers, SpendLimit → refused and committed resources), one line each",
   positionals: "<kind>/<name>",
   flags: {
     namespace: {

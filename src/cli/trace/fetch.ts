@@ -8,12 +8,13 @@ import {
   labels,
   projectNames,
   serverOrderNames,
+  spendLimitNames,
   version,
 } from "../../api/meta.ts";
 import { UsageError } from "../command.ts";
 import { type TracedObject, type TraceEvent, type TraceInputs, tracedObjectSchema } from "./tree.ts";
 
-const kinds = [appNames, projectNames, gridNames, serverOrderNames];
+const kinds = [appNames, projectNames, gridNames, serverOrderNames, spendLimitNames];
 
 /** `app/web`, `apps/web`, `bapp/web`, `App/web`… → the kind and the name. */
 export function parseTarget(target: string | undefined): { names: KindNames; name: string } {
@@ -24,7 +25,7 @@ export function parseTarget(target: string | undefined): { names: KindNames; nam
   if (names === undefined || name === "" || rest.length > 0) {
     throw new UsageError(
       `expected <kind>/<name>, got "${target ?? ""}"`,
-      "kinds: project, app, grid, serverorder (or bproj, bapp, bgrid, border), e.g. berth trace project/demo",
+      "kinds: project, app, grid, serverorder, spendlimit (or bproj, bapp, bgrid, border, bspend), e.g. berth trace project/demo",
     );
   }
   return { names, name };

@@ -57,7 +57,7 @@ export function renderTree(root: TraceNode, now: number): string {
         .trimEnd(),
     )
     .join("\n")}\n`;
-  return table + claimantLines(root);
+  return table + spendLines(root, now) + claimantLines(root);
 }
 
 /** More than one resource names the root's external object: each, and its claim. */
@@ -65,4 +65,22 @@ function claimantLines(root: TraceNode): string {
   if (root.claimants === undefined) return "";
   const lines = root.claimants.map((c) => `  ${c.kind} ${c.namespace}/${c.name}: ${c.claim}`);
   return `\n${root.claimants.length} resources name ${root.externalId ?? "the same external object"}:\n${lines.join("\n")}\n`;
+}
+
+/** A SpendLimit root: its accounts, then each resource refused or holding room and what it adds. */
+function spendLines(root: TraceNode, now: number): string {
+  const spend = root.spend;
+  if (spend === undefined) return "";
+  const unit = spend.currency === "" ? "/h" : ` ${spend.currency}/h`;
+  const lines = [
+    `\nlimit ${spend.limit}${unit}, used ${spend.used}, committed ${spend.committed}; ` +
+      `${spend.refused.length} refused, ${spend.commitments.length} committed`,
+    ...spend.refused.map(
+      (r) => `  refused ${r.resource}: adds ${r.adds}${unit}, waiting ${age(r.since, now)}`,
+    ),
+    ...spend.commitments.map(
+      (c) => `  committed ${c.resource}: ${c.hourly}${unit} (adds ${c.adds}), since ${age(c.since, now)}`,
+    ),
+  ];
+  return `${lines.join("\n")}\n`;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseTarget } from "./fetch.ts";
 import { renderTree } from "./render.ts";
 import { buildTrace, type TracedObject } from "./tree.ts";
 
@@ -137,5 +138,86 @@ describe("berth trace", () => {
     expect(text).toContain("3 resources name a_1:\n  App team/web: held\n  App team/web-copy: refused\n");
     const alone = buildTrace(holder, { apps: [], serverOrders: [], events: [], claimants: [holder] });
     expect(alone.claimants).toBeUndefined();
+  });
+
+  it("draws a SpendLimit, its accounts, and the resources it refused or holds room for", () => {
+    const money = (amount: string) => ({ amount, currency: "USD" });
+    const limit = object(
+      "SpendLimit",
+      "team",
+      { maxHourlyCost: "1.00" },
+      {
+        ...ready("Succeeded"),
+        limit: money("1.00"),
+        used: money("0.60"),
+        committed: money("0.20"),
+        refused: [{ resource: "ServerOrder/big", adds: "0.80", since: "2026-01-01T00:55:00Z" }],
+        refusedCount: 1,
+        commitments: [
+          {
+            resource: "App/web",
+            uid: "uid-web",
+            hourly: "0.20",
+            adds: "0.20",
+            since: "2026-01-01T00:59:00Z",
+          },
+          {
+            resource: "App/gone",
+            uid: "uid-gone",
+            hourly: "0.10",
+            adds: "0.10",
+            since: "2026-01-01T00:59:00Z",
+          },
+        ],
+      },
+    );
+    const stalled = {
+      conditions: [
+        { type: "Ready", status: "False", reason: "SpendLimitExceeded", message: "m" },
+        { type: "Stalled", status: "True", reason: "SpendLimitExceeded", message: "m" },
+      ],
+    };
+    const inputs = {
+      apps: [object("App", "web", {}, ready("Provisioning", "False")), object("App", "idle", {}, ready())],
+      serverOrders: [object("ServerOrder", "big", {}, stalled), object("ServerOrder", "small", {}, ready())],
+      events: [],
+      claimants: [],
+    };
+    const tree = buildTrace(limit, inputs);
+    expect(tree.children.map((c) => [c.kind, c.name, c.ready, c.reason])).toEqual([
+      ["ServerOrder", "big", "False", "SpendLimitExceeded"],
+      ["App", "web", "False", "Provisioning"],
+    ]);
+    const lines = renderTree(tree, now).trimEnd().split("\n");
+    expect(lines.slice(1, 4).map((l) => l.replace(/(\S)\s{2,}(\S+)\s{2,}(\S+).*$/, "$1 $2 $3"))).toEqual([
+      "SpendLimit/team True Succeeded",
+      "├─ ServerOrder/big False SpendLimitExceeded",
+      "└─ App/web False Provisioning",
+    ]);
+    expect(lines.slice(4)).toEqual([
+      "",
+      "limit 1.00 USD/h, used 0.60, committed 0.20; 1 refused, 2 committed",
+      "  refused ServerOrder/big: adds 0.80 USD/h, waiting 5m",
+      "  committed App/web: 0.20 USD/h (adds 0.20), since 60s",
+      "  committed App/gone: 0.10 USD/h (adds 0.10), since 60s",
+    ]);
+  });
+
+  it("shows a SpendLimit that has no status yet at its spec's limit", () => {
+    const tree = buildTrace(object("SpendLimit", "new", { maxHourlyCost: "2.50" }), {
+      apps: [],
+      serverOrders: [],
+      events: [],
+      claimants: [],
+    });
+    expect([tree.reason, tree.children]).toEqual(["NotReconciled", []]);
+    expect(renderTree(tree, now)).toContain("\nlimit 2.50/h, used -, committed -; 0 refused, 0 committed\n");
+  });
+
+  it("reads spendlimit/NAME, spendlimits/NAME and bspend/NAME as a SpendLimit", () => {
+    for (const target of ["spendlimit/team", "spendlimits/team", "bspend/team", "SpendLimit/team"]) {
+      expect(parseTarget(target)).toMatchObject({ names: { kind: "SpendLimit" }, name: "team" });
+    }
+    expect(() => parseTarget("quota/team")).toThrow(/expected <kind>\/<name>/);
   });
 });

@@ -46,6 +46,18 @@ export interface TraceNode {
   children: TraceNode[];
   /** The root only: every resource of its kind, in any namespace, that names its external object. */
   claimants?: { kind: string; namespace: string; name: string; claim: string }[];
+  /** A SpendLimit root only: its limit, what runs costs, what is committed, and who waits or holds room. */
+  spend?: TraceSpend;
+}
+
+/** A SpendLimit's accounts as its status states them (amounts per hour, `-` when not stated yet). */
+export interface TraceSpend {
+  limit: string;
+  used: string;
+  committed: string;
+  currency: string;
+  refused: { resource: string; adds: string; since: string }[];
+  commitments: { resource: string; hourly: string; adds: string; since: string }[];
 }
 
 /** Everything in the namespace the tree may draw on. */
@@ -70,6 +82,17 @@ const serversSchema = z.array(
   z.looseObject({ address: z.string(), state: z.string().optional(), power: z.string().optional() }),
 );
 const refSchema = z.object({ name: z.string() });
+const moneySchema = z.looseObject({ amount: z.string(), currency: z.string().optional() });
+const refusedSchema = z.array(z.looseObject({ resource: z.string(), adds: z.string(), since: z.string() }));
+const commitmentsSchema = z.array(
+  z.looseObject({
+    resource: z.string(),
+    uid: z.string().optional(),
+    hourly: z.string(),
+    adds: z.string(),
+    since: z.string(),
+  }),
+);
 
 const externalIdField: Record<string, string> = {
   App: "appId",
@@ -78,7 +101,10 @@ const externalIdField: Record<string, string> = {
   ServerOrder: "orderId",
 };
 
-/** The tree under `root`: a Project's Apps; a Grid's ServerOrders and their servers; an order's servers. */
+/**
+ * The tree under `root`: a Project's Apps; a Grid's ServerOrders and their servers; an order's
+ * servers; a SpendLimit's refused resources and those holding commitments.
+ */
 export function buildTrace(root: TracedObject, inputs: TraceInputs): TraceNode {
   const node = nodeOf(root, inputs.events);
   const others = inputs.claimants.filter((other) => other.metadata.uid !== root.metadata.uid);
@@ -100,8 +126,53 @@ export function buildTrace(root: TracedObject, inputs: TraceInputs): TraceNode {
       .map((order) => orderNode(order, inputs));
   } else if (root.kind === "ServerOrder") {
     node.children = serverNodes(root);
+  } else if (root.kind === "SpendLimit") {
+    node.spend = spendOf(root);
+    node.children = spendChildren(node.spend, inputs);
   }
   return node;
+}
+
+function amountOf(value: unknown): { amount: string; currency: string | undefined } {
+  const money = moneySchema.safeParse(value);
+  return money.success
+    ? { amount: money.data.amount, currency: money.data.currency }
+    : { amount: "-", currency: undefined };
+}
+
+function spendOf(limit: TracedObject): TraceSpend {
+  const status = limit.status ?? {};
+  const stated = amountOf(status.limit);
+  const used = amountOf(status.used);
+  const committed = amountOf(status.committed);
+  const spec = limit.spec?.maxHourlyCost;
+  const refused = refusedSchema.safeParse(status.refused);
+  const commitments = commitmentsSchema.safeParse(status.commitments);
+  return {
+    limit: stated.amount !== "-" ? stated.amount : typeof spec === "string" ? spec : "-",
+    used: used.amount,
+    committed: committed.amount,
+    currency: stated.currency ?? used.currency ?? committed.currency ?? "",
+    refused: refused.success
+      ? refused.data.map(({ resource, adds, since }) => ({ resource, adds, since }))
+      : [],
+    commitments: commitments.success
+      ? commitments.data.map(({ resource, hourly, adds, since }) => ({ resource, hourly, adds, since }))
+      : [],
+  };
+}
+
+/** The namespace's Apps and ServerOrders the SpendLimit names, refused ones first, each once. */
+function spendChildren(spend: TraceSpend, inputs: TraceInputs): TraceNode[] {
+  const named = [...spend.refused, ...spend.commitments].map((entry) => entry.resource);
+  const objects = [...inputs.apps, ...inputs.serverOrders];
+  const seen = new Set<string>();
+  return named.flatMap((resource) => {
+    if (seen.has(resource)) return [];
+    seen.add(resource);
+    const object = objects.find((o) => `${o.kind}/${o.metadata.name}` === resource);
+    return object === undefined ? [] : [nodeOf(object, inputs.events)];
+  });
 }
 
 function orderNode(order: TracedObject, inputs: TraceInputs): TraceNode {
