@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { berthObjects } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { fastPolls, sleep, useOperatorEnvironment } from "./support.ts";
+import { approvedOrder, fastPolls, sleep, useOperatorEnvironment } from "./support.ts";
 
 /**
  * An order the service is still working on when the client gives up, and the ServerOrder deleted
@@ -26,16 +26,7 @@ describe("deleting a ServerOrder while its order call is still running at the se
     });
     await objects.create("grids", "pool", {});
     const fault = env.sim.injectFault({ operation: "provisionServers", latencyMs: 4000, times: 1, skip: 1 });
-    await objects.create("serverorders", "batch", {
-      gridRefs: [{ name: "pool" }],
-      csp: "native",
-      region: "eu-central",
-      zone: "eu-central-1a",
-      instanceType: "native.small",
-      count: 1,
-      approved: true,
-      maxHourlyCost: "1",
-    });
+    await objects.create("serverorders", "batch", approvedOrder(1));
     // The real order (the second provisionServers call, after the dry run) is held at the service.
     const held = Date.now();
     while (!env.faultSpent(fault)) {

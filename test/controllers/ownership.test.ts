@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type BerthObject, type BerthPlural, berthObjects, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { changingOperations, fastPolls, useOperatorEnvironment } from "./support.ts";
+import { approvedOrder, changingOperations, fastPolls, useOperatorEnvironment } from "./support.ts";
 
 const kinds = { projects: "Project", apps: "App", grids: "Grid", serverorders: "ServerOrder" } as const;
 
@@ -93,16 +93,7 @@ describe("one managing resource per external object", () => {
     await env.startOperator();
     await objects.create("projects", "demo", {});
     await objects.create("grids", "pool", {});
-    await objects.create("serverorders", "batch", {
-      gridRefs: [{ name: "pool" }],
-      csp: "native",
-      region: "eu-central",
-      zone: "eu-central-1a",
-      instanceType: "native.small",
-      count: 2,
-      approved: true,
-      maxHourlyCost: "1",
-    });
+    await objects.create("serverorders", "batch", approvedOrder(2));
     const originals = {
       projects: await objects.waitFor("projects", "demo", claimed, 40_000),
       grids: await objects.waitFor("grids", "pool", claimed, 40_000),

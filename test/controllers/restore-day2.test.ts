@@ -9,7 +9,7 @@ import {
 } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { useOperatorEnvironment } from "./support.ts";
+import { approvedOrder, useOperatorEnvironment } from "./support.ts";
 
 const kinds = { projects: "Project", apps: "App", grids: "Grid", serverorders: "ServerOrder" } as const;
 
@@ -51,16 +51,7 @@ describe("restoring day-2 states without status", () => {
 
   async function orderOf(count: number) {
     await objects.create("grids", "pool", {});
-    await objects.create("serverorders", "batch", {
-      gridRefs: [{ name: "pool" }],
-      csp: "native",
-      region: "eu-central",
-      zone: "eu-central-1a",
-      instanceType: "native.small",
-      count,
-      approved: true,
-      maxHourlyCost: "5",
-    });
+    await objects.create("serverorders", "batch", approvedOrder(count, "5"));
     await objects.waitFor("serverorders", "batch", listed(count), 60_000);
   }
 

@@ -16,6 +16,20 @@ import { kubeConfig, unlessNotFound } from "../support/kube.ts";
 /** Simulated seconds per real second: the default timings (start 3 s, build 8 s) become fractions of a second. */
 export const clockSpeed = 20;
 
+/** An approved ServerOrder of `count` small servers in the Grid `pool`, capped at `maxHourlyCost`. */
+export function approvedOrder(count: number, maxHourlyCost = "1"): Record<string, unknown> {
+  return {
+    gridRefs: [{ name: "pool" }],
+    csp: "native",
+    region: "eu-central",
+    zone: "eu-central-1a",
+    instanceType: "native.small",
+    count,
+    approved: true,
+    maxHourlyCost,
+  };
+}
+
 /** Every operation that changes something at the service (tests count them from the request log). */
 export const changingOperations = [
   "createProject",
