@@ -43,3 +43,66 @@ describe("deleting a ServerOrder while its order call is still running at the se
     expect(servers.filter((s) => s.state !== "deprovisioned" && s.state !== "deprovisioning")).toEqual([]);
   });
 });
+
+/**
+ * The same for the creates of an App and a Grid: the lookup by name finds nothing while the
+ * service still works on the create, so the deletion sends the create again under its key and
+ * deletes what the service's answer names.
+ */
+describe("deleting an App or a Grid while its create call is still running at the service", () => {
+  const env = useOperatorEnvironment();
+  const objects = berthObjects(kubeConfig(), () => env.namespace);
+
+  /** Writes time out after 1.5 s (the client's 30 s, scaled down). */
+  const startOperator = () =>
+    env.startOperator({
+      hosting: { timeoutsMs: { write: 1500 } },
+      settings: { polls: fastPolls, stalledRetryMs: 2000 },
+    });
+
+  /** The create takes 4 s to act; the resource is deleted once the call reached the service. */
+  async function deleteDuringCreate(
+    operation: string,
+    plural: "apps" | "grids",
+    spec: Record<string, unknown>,
+  ) {
+    const fault = env.sim.injectFault({ operation, latencyMs: 4000, times: 1 });
+    await objects.create(plural, "held", spec);
+    const held = Date.now();
+    while (!env.faultSpent(fault)) {
+      if (Date.now() - held > 30_000) throw new Error(`the ${operation} call never reached the service`);
+      await sleep(50);
+    }
+    await objects.remove(plural, "held");
+    await objects.waitForGone(plural, "held", 150_000);
+    // The held create acted once (its answer may come after a release that did not wait for it);
+    // asking again replayed it (or found it running), never made another.
+    const made = () => env.requests(operation).filter((r) => r.status === 201 && !r.replayed);
+    while (made().length === 0 && Date.now() - held < 60_000) await sleep(100);
+    expect(made()).toHaveLength(1);
+  }
+
+  it("an App: its app, made by the held create, is deleted before the App is released", {
+    timeout: 180_000,
+  }, async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    await startOperator();
+    await env.create("projects", "home", {});
+    const home = await objects.waitFor("projects", "home", (o) => o?.status?.projectId !== undefined, 40_000);
+    await deleteDuringCreate("createApp", "apps", { projectRef: { name: "home" }, image: "nginx:1.27" });
+    expect(env.requests("deleteApp").filter((r) => r.status < 300)).toHaveLength(1);
+    expect(await service.items(`/projects/${String(home?.status?.projectId)}/apps`)).toEqual([]);
+  });
+
+  it("a Grid: its grid, made by the held create, is deleted before the Grid is released", {
+    timeout: 180_000,
+  }, async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    await startOperator();
+    await deleteDuringCreate("createGrid", "grids", {});
+    expect(env.requests("deleteGrid").filter((r) => r.status < 300)).toHaveLength(1);
+    expect(await service.items("/grids")).toEqual([]);
+  });
+});

@@ -74,16 +74,15 @@ export async function observeApp(
   const projectId = resolveProject(deps, app);
   if (typeof projectId !== "string") return fail(result, projectId);
   knowledge.projectId = projectId;
-  if (!deleting) {
-    const { apiKey } = credentials.credentials;
-    const desired = desiredApp(app, {
-      secretValue: (name, key) => readSecretValue(secretLookup(deps), { namespace, name }, key),
-      gridId: (name) => gridIdOf(deps, namespace, name),
-      digest: (name, value) => secretDigest(apiKey, name, value),
-    });
-    if (!desired.ok) return fail(result, desired.problem);
-    knowledge.desired = desired.desired;
-  }
+  const { apiKey } = credentials.credentials;
+  const desired = desiredApp(app, {
+    secretValue: (name, key) => readSecretValue(secretLookup(deps), { namespace, name }, key),
+    gridId: (name) => gridIdOf(deps, namespace, name),
+    digest: (name, value) => secretDigest(apiKey, name, value),
+  });
+  // A deletion needs it only to ask a create again (see `reaskAppIntent`): a broken spec never holds it.
+  if (desired.ok) knowledge.desired = desired.desired;
+  else if (!deleting) return fail(result, desired.problem);
   const { reads } = knowledge;
   if (reads.spreadFirstRead) {
     knowledge.driftDueAt = deps.now() + Math.round(deps.random() * deps.settings.driftIntervalMs);

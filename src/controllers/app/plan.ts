@@ -1,7 +1,7 @@
 import type { App, AppStatus } from "../../api/app.ts";
 import { reconciling } from "../../api/conditions.ts";
 import { annotations } from "../../api/meta.ts";
-import { idempotencyKey, type App as ServiceApp } from "../../hosting/index.ts";
+import { type CreateAppInput, idempotencyKey, type App as ServiceApp } from "../../hosting/index.ts";
 import type { PollIntervals } from "../service/deps.ts";
 import { shortHash } from "../service/hash.ts";
 import { Reason } from "../service/reasons.ts";
@@ -108,6 +108,20 @@ function planMove(input: AppPlanInput, service: ServiceApp, target: string): App
   );
 }
 
+/** A create's Idempotency-Key: from the App's UID and everything the create sends. */
+export function createAppKey(
+  app: App,
+  call: { projectId: string; body: CreateAppInput; replaces: string | undefined; refused: number },
+): string {
+  const { projectId, body, replaces, refused } = call;
+  return idempotencyKey(app.metadata.uid ?? app.metadata.name, "createApp", {
+    projectId,
+    body,
+    ...(replaces === undefined ? {} : { replaces }),
+    ...createAttempt(refused),
+  });
+}
+
 function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string): AppPlan {
   const { app, observed } = input;
   if (app.spec.appId !== undefined) {
@@ -121,12 +135,7 @@ function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string)
   const body = createBody(desired);
   // A recreate (the app vanished at the service) must not replay the first create's answer.
   const replaces = observed.external.gone ? app.status?.appId : undefined;
-  const key = idempotencyKey(app.metadata.uid ?? app.metadata.name, "createApp", {
-    projectId,
-    body,
-    ...(replaces === undefined ? {} : { replaces }),
-    ...createAttempt(observed.refusedCreates ?? 0),
-  });
+  const key = createAppKey(app, { projectId, body, replaces, refused: observed.refusedCreates ?? 0 });
   const intent = createIntent("createApp", { projectId, name: body.name }, key, observed.refusedCreates);
   const create: AppAction = { type: "create", projectId, body, idempotencyKey: key, intent };
   const actions = [create];

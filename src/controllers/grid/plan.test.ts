@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import { getCondition } from "../../api/conditions.ts";
 import { type Grid, gridSchema } from "../../api/grid.ts";
 import { finalizer } from "../../api/meta.ts";
-import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
+import { canonicalJson, type Me, type Grid as ServiceGrid } from "../../hosting/index.ts";
 import { stepsOf } from "../skeleton/cleanup.test-support.ts";
 import { planFor } from "../skeleton/cleanup.ts";
 import type { GridObserved } from "./memory.ts";
 import { gridPlans } from "./plan.ts";
 import type { GridPlan } from "./plan-common.ts";
+import { reaskGridIntent } from "./settle.ts";
 
 const gridId = "0b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
 const otherId = "1b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
@@ -223,5 +224,28 @@ describe("a Grid's plan", () => {
   it("records the grid ID, the request ID and the generation in status", () => {
     const plan = planFor(gridPlans, grid(), observed({ grid: serviceGrid(), requestId: "req_9" }), now);
     expect(plan.status).toMatchObject({ gridId, lastRequestId: "req_9", observedGeneration: 2 });
+  });
+});
+
+describe("reaskGridIntent: a create sent again, identical, before a deletion releases", () => {
+  const created = (from: Grid) => {
+    const [create] = planFor(gridPlans, from, observed(), now).actions;
+    if (create?.type !== "create") throw new Error(`planned ${create?.type}, not a create`);
+    const { operation, key, input, attempt } = create.intent;
+    const intent = { operation, key, input: canonicalJson(input), attempt, since: now.toISOString() };
+    return { create, intent: { ...intent, state: "NotFound" as const } };
+  };
+
+  it("rebuilds the very request: the same key, body and intent", () => {
+    const { create, intent } = created(grid({ description: "edge pool" }));
+    expect(reaskGridIntent(intent, grid({ description: "edge pool" }))).toEqual(create);
+  });
+
+  it.each([
+    ["the description changed since", grid({ description: "another" })],
+    ["another UID (a restore)", grid({ description: "edge pool" }, { uid: "uid-2" })],
+  ])("%s: not asked again", (_, now) => {
+    const { intent } = created(grid({ description: "edge pool" }));
+    expect(reaskGridIntent(intent, now)).toBeUndefined();
   });
 });

@@ -74,23 +74,38 @@ export function planGrid(input: GridPlanInput): GridPlan {
   }
   // A grid is recorded but was not read this time: never create a second one on a guess.
   if (grid.status?.gridId !== undefined && !observed.gone) return result(input, [], noChange());
-  const body: CreateGridInput = {
-    name: gridName(grid),
-    ...(grid.spec.description === undefined ? {} : { description: grid.spec.description }),
-  };
+  const body = gridBody(grid);
   // After the grid vanished at the service, a new key: the old one would replay the vanished grid.
   const replaces = observed.gone ? grid.status?.gridId : undefined;
-  const key = idempotencyKey(grid.metadata.uid ?? grid.metadata.name, "createGrid", {
-    ...body,
-    replaces,
-    ...createAttempt(observed.refusedCreates ?? 0),
-  });
+  const key = createGridKey(grid, body, replaces, observed.refusedCreates ?? 0);
   const intent = createIntent("createGrid", { name: body.name }, key, observed.refusedCreates);
   const actions: GridAction[] = [{ type: "create", body, idempotencyKey: key, intent }];
   return (
     guarded(input, actions, "create the grid") ??
     result(input, actions, reconciling(Reason.Progressing, `creating grid ${body.name}`, generation))
   );
+}
+
+/** What a create sends, from the spec. */
+export function gridBody(grid: Grid): CreateGridInput {
+  return {
+    name: gridName(grid),
+    ...(grid.spec.description === undefined ? {} : { description: grid.spec.description }),
+  };
+}
+
+/** A create's Idempotency-Key: from the Grid's UID and everything the create sends. */
+export function createGridKey(
+  grid: Grid,
+  body: CreateGridInput,
+  replaces: string | undefined,
+  refused: number,
+): string {
+  return idempotencyKey(grid.metadata.uid ?? grid.metadata.name, "createGrid", {
+    ...body,
+    replaces,
+    ...createAttempt(refused),
+  });
 }
 
 /** The grid exists: Ready, unless the spec asks for a name or description the service can't change. */

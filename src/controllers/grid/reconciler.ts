@@ -10,7 +10,7 @@ import { observeGrid } from "./observe.ts";
 import { gridOutputs } from "./outputs.ts";
 import { doingForGrid, performGrid } from "./perform.ts";
 import { gridPlans } from "./plan.ts";
-import { settleGridIntent } from "./settle.ts";
+import { reaskGridIntent, settleGridIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Grid. */
 export function gridReconciler(deps: ControllerDeps): Reconciler {
@@ -23,6 +23,7 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
     perform: performGrid,
     learn: learnGrid,
     settle: settleGridIntent,
+    reask: reaskGridIntent,
     doing: doingForGrid,
     changes: gridChanges,
     remember: rememberGrid,

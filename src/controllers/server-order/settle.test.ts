@@ -6,7 +6,7 @@ import type { Order, Server } from "../../hosting/index.ts";
 import type { Settlement } from "../skeleton/intents.ts";
 import type { OrderFact } from "./actions.ts";
 import { newOrderMemory, type OrderKnowledge } from "./memory.ts";
-import { settleOrderIntent } from "./settle.ts";
+import { reaskOrderIntent, settleOrderIntent } from "./settle.ts";
 
 const now = new Date("2030-01-01T01:00:00Z");
 const since = "2030-01-01T00:59:00Z";
@@ -329,5 +329,33 @@ describe("settleOrderIntent: what an acted call records", () => {
     expect(facts).toEqual([
       { type: "powerSent", action: "wake", addresses: [a, b], sentAt: Date.parse(since) },
     ]);
+  });
+});
+
+describe("reaskOrderIntent: a call sent again, identical, before a deletion releases", () => {
+  const call = (i: Intent) => ({
+    operation: i.operation,
+    input: JSON.parse(i.input),
+    attempt: 1,
+    key: i.key,
+  });
+  it.each([
+    ["the first order, adding no spend", ordering, { type: "order", input: request, hourlyCost: "0" }],
+    ["a growth order, to the count it was for", growing, { type: "growOrder", input: request, target: 4 }],
+    [
+      "a replacement of the same server for the same request",
+      replacing,
+      { type: "replace", address: a, request: `${a}@t1`, again: true },
+    ],
+  ])("%s", (_, sent, expected) => {
+    expect(reaskOrderIntent(sent)).toMatchObject({ ...expected, intent: call(sent) });
+  });
+
+  it.each([
+    ["a shrink (read back from the servers)", shrinking],
+    ["a power call (read back from the servers)", waking],
+    ["an order whose recorded input is not JSON", intent("orderServers", "not json")],
+  ])("%s: not sent again", (_, sent) => {
+    expect(reaskOrderIntent(sent)).toBeUndefined();
   });
 });

@@ -184,20 +184,34 @@ function withGrowth(serverOrder: ServerOrder, order: Order, intent: Intent) {
 }
 
 /**
- * The first order's call sent again, identical (its key and the request it recorded), so the
- * service's answer settles it before a deletion releases (see `cleanup.ts`). Other operations are
- * not sent again this way. Pure.
+ * An order call sent again, identical (its key and the input it recorded), so the service's answer
+ * settles it before a deletion releases (see `cleanup.ts`): the first order, a growth order, a
+ * replacement. Calls on listed servers (shrink, power) are settled by reading the servers. Pure.
  */
 export function reaskOrderIntent(intent: Intent): OrderAction | undefined {
-  if (intent.operation !== "orderServers") return undefined;
-  const input = inputOf<{ request: ProvisionInput }>(intent);
-  const request = input?.request;
-  if (input === undefined || typeof request !== "object" || request === null) return undefined;
-  return {
-    type: "order",
-    input: request,
-    intent: { operation: intent.operation, input, attempt: intent.attempt, key: intent.key },
-    // The spend was admitted when the call was first sent: asking again adds none.
-    hourlyCost: "0",
-  };
+  const call = { operation: intent.operation, attempt: intent.attempt, key: intent.key };
+  switch (intent.operation) {
+    case "orderServers":
+    case growServers: {
+      const input = inputOf<{ request: ProvisionInput; step: { target: number } }>(intent);
+      const request = input?.request;
+      if (input === undefined || typeof request !== "object" || request === null) return undefined;
+      const intentCall = { ...call, input };
+      if (intent.operation === growServers) {
+        const target = input.step?.target ?? request.count;
+        return { type: "growOrder", input: request, intent: intentCall, target };
+      }
+      // The spend was admitted when the call was first sent: asking again adds none.
+      return { type: "order", input: request, intent: intentCall, hourlyCost: "0" };
+    }
+    case replaceServer: {
+      const input = inputOf<{ address: string; request: string }>(intent);
+      if (typeof input?.address !== "string") return undefined;
+      const request = typeof input.request === "string" ? input.request : undefined;
+      const intentCall = { ...call, input };
+      return { type: "replace", address: input.address, request, state: "", again: true, intent: intentCall };
+    }
+    default:
+      return undefined;
+  }
 }

@@ -23,7 +23,7 @@ export type Decided<P> = P & {
 /** The parts of a kind the plan for a resource comes from. */
 export interface Plans<R, K, P extends BasePlan<unknown>> {
   plan(resource: R, knowledge: K, now: Date): P;
-  reask?(intent: Intent): P["actions"][number] | undefined;
+  reask?(intent: Intent, resource: R, knowledge: K): P["actions"][number] | undefined;
   planCleanup(resource: R, knowledge: K, now: Date): P;
   report(resource: R, knowledge: K, change: ConditionChange, now: Date): P;
   externalId?: string | undefined;
@@ -103,7 +103,8 @@ function beforeRelease<R extends Resource, K extends BaseKnowledge, P extends Ba
   if (plan.release === undefined || kind.reask === undefined) return plan;
   for (const intent of resource.status?.intents ?? []) {
     const age = now.getTime() - Date.parse(intent.since);
-    const action = intent.state === "NotFound" && age < replayableMs ? kind.reask(intent) : undefined;
+    const action =
+      intent.state === "NotFound" && age < replayableMs ? kind.reask(intent, resource, knowledge) : undefined;
     if (action === undefined) continue;
     const generation = resource.metadata.generation ?? 0;
     const asking = reconciling(

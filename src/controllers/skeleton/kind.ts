@@ -178,9 +178,10 @@ export interface Kind<
   /**
    * The action that sends an intent's call again, identical (its key and input), so that the
    * service's own word settles it: a replay of what it did, in progress, or done now. A deletion
-   * asks so before it releases, while the key may still act (see `cleanup.ts`). Pure.
+   * asks so before it releases, while the key may still act (see `cleanup.ts`). Undefined when the
+   * identical call can't be rebuilt (the spec it was made from changed since). Pure.
    */
-  reask?(intent: Intent): A | undefined;
+  reask?(intent: Intent, resource: R, knowledge: K): A | undefined;
 }
 
 export type { Doing } from "../service/failure.ts";

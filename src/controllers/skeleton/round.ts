@@ -67,13 +67,17 @@ export async function performRound<R extends Resource, K extends BaseKnowledge, 
       progress.object = written.object;
       progress.resource = withIntents(written.resource, progress.intents);
     }
+    // A deletion adds no spend: its only spending calls ask again what was admitted when first sent.
+    const deleting = progress.resource.metadata.deletionTimestamp !== undefined;
     for (const action of plan.actions) {
-      const refused = await refusedSpend(
-        { spend: kind.spend, doing: (a: A) => doingOf(kind.doing, a) },
-        start.deps,
-        progress.object,
-        { action, resource: progress.resource, knowledge: progress.knowledge },
-      );
+      const refused = deleting
+        ? undefined
+        : await refusedSpend(
+            { spend: kind.spend, doing: (a: A) => doingOf(kind.doing, a) },
+            start.deps,
+            progress.object,
+            { action, resource: progress.resource, knowledge: progress.knowledge },
+          );
       if (refused !== undefined) {
         start.deps.recorder.record(start.object, "Warning", "SpendLimitExceeded", refused, action.type);
         return { spendRefused: { message: refused } };
