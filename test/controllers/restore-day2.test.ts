@@ -139,4 +139,103 @@ describe("restoring day-2 states without status", () => {
     expect(env.requests("createApp")).toHaveLength(1);
     expect(await service.items(`/projects/${to}/apps`)).toEqual([expect.objectContaining({ id: appId })]);
   });
+
+  const serversOf = (o: BerthObject | undefined) =>
+    (o?.status?.servers as { address: string; power?: string }[] | undefined) ?? [];
+  const replacementsOf = (o: BerthObject | undefined) =>
+    (o?.status?.replacements as unknown[] | undefined) ?? [];
+
+  it("a ServerOrder with a replaced server, restored without status, knows the replacement and deprovisions it on deletion", async () => {
+    const account = await env.setUp();
+    await env.startOperator();
+    await orderOf(1);
+    const before = await objects.get("serverorders", "batch");
+    const [first] = serversOf(before);
+    await objects.patch("serverorders", "batch", {
+      metadata: { annotations: { "berth.dev/replace-server": `${first?.address}@ticket-1` } },
+    });
+    await objects.waitFor(
+      "serverorders",
+      "batch",
+      (o) =>
+        listed(1)(o) &&
+        replacementsOf(o).length === 1 &&
+        !serversOf(o).some((s) => s.address === first?.address),
+      60_000,
+    );
+    const replaced = () => env.requests("replaceServer").filter((r) => r.status < 300 && !r.replayed);
+    expect(replaced()).toHaveLength(1);
+    await restore("serverorders", "batch");
+    const restored = await objects.waitFor("serverorders", "batch", listed(1), 60_000);
+    expect(replacementsOf(restored)).toHaveLength(1);
+    expect(withCondition("Stalled")(restored)).toBe(false);
+    expect(replaced()).toHaveLength(1);
+    expect(orders()).toBe(1);
+    await objects.remove("serverorders", "batch");
+    await objects.waitForGone("serverorders", "batch", 60_000);
+    expect(await activeServers(account.token)).toBe(0);
+  });
+
+  it("a hibernated ServerOrder restored without status stays hibernated, orders nothing, and leaves nothing on deletion", async () => {
+    const account = await env.setUp();
+    await env.startOperator();
+    await orderOf(2);
+    await objects.patch("serverorders", "batch", { spec: { power: "Hibernated" } });
+    const hibernated = (o: BerthObject | undefined) =>
+      listed(2)(o) && serversOf(o).every((s) => s.power === "Hibernated");
+    await objects.waitFor("serverorders", "batch", hibernated, 60_000);
+    const powerCalls = env.requests("powerServers").length;
+    await restore("serverorders", "batch");
+    await objects.waitFor("serverorders", "batch", hibernated, 60_000);
+    expect(orders()).toBe(1);
+    expect(env.requests("powerServers")).toHaveLength(powerCalls);
+    await objects.remove("serverorders", "batch");
+    await objects.waitForGone("serverorders", "batch", 60_000);
+    expect(await activeServers(account.token)).toBe(0);
+  });
+
+  it("an App restored with a spec that moved on (another project) moves its app there: one app, none left after deletion", async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    await env.startOperator();
+    await env.create("projects", "old", {});
+    await env.create("projects", "new", {});
+    await env.create("apps", "web", { projectRef: { name: "old" }, image: "nginx:1.27" });
+    const web = await objects.waitFor("apps", "web", withCondition("Ready"), 40_000);
+    const target = await objects.waitFor("projects", "new", withCondition("Ready"));
+    const appId = String(web?.status?.appId);
+    const to = String(target?.status?.projectId);
+    // The backup was taken now; git has since moved the App to project "new".
+    const exported = await objects.get("apps", "web");
+    if (exported === undefined) throw new Error("apps/web is gone");
+    await objects.patch("apps", "web", { spec: { deletionPolicy: "Orphan" } });
+    await objects.remove("apps", "web");
+    await objects.waitForGone("apps", "web", 30_000);
+    const { labels, annotations } = exported.metadata;
+    await custom.createNamespacedCustomObject({
+      group: "berth.dev",
+      version: "v1alpha1",
+      plural: "apps",
+      namespace: env.namespace,
+      body: {
+        apiVersion: "berth.dev/v1alpha1",
+        kind: "App",
+        metadata: { name: "web", labels, annotations },
+        spec: { ...exported.spec, projectRef: { name: "new" }, deletionPolicy: "Delete" },
+      },
+    });
+    const moved = await objects.waitFor(
+      "apps",
+      "web",
+      (o) => o?.status?.projectId === to && withCondition("Ready")(o),
+      60_000,
+    );
+    expect(moved?.status?.appId).toBe(appId);
+    expect(env.requests("createApp")).toHaveLength(1);
+    await objects.remove("apps", "web");
+    await objects.waitForGone("apps", "web", 60_000);
+    const from = String(web?.status?.projectId);
+    expect(await service.items(`/projects/${to}/apps`)).toEqual([]);
+    expect(await service.items(`/projects/${from}/apps`)).toEqual([]);
+  });
 });
