@@ -8,10 +8,11 @@ import { Reason } from "../service/reasons.ts";
 import { pendingRequest, requestValue } from "../skeleton/annotations.ts";
 import type { Plans } from "../skeleton/cleanup.ts";
 import { noChange } from "../skeleton/condition-changes.ts";
-import { createIntent, intentCall } from "../skeleton/intents.ts";
+import { createIntent, intentCall, intentsOf } from "../skeleton/intents.ts";
 import { createAttempt } from "../skeleton/memory.ts";
 import type { AppAction } from "./actions.ts";
 import { withAppCost } from "./cost.ts";
+import { createSentAgain, recordedBody } from "./create-again.ts";
 import { createBody, type DesiredApp } from "./desired.ts";
 import { diffApp } from "./diff.ts";
 import type { AppKnowledge } from "./memory.ts";
@@ -132,21 +133,45 @@ function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string)
       message: `the adopted app ${app.spec.appId} does not exist at the service (or the key can't see it); fix spec.appId, or remove it to let berth create an app`,
     });
   }
+  const again = createAgain(app, desired);
+  const create = again ?? newCreate(input, desired, projectId);
+  const actions: AppAction[] = [create];
+  const refused = refusal(input, create.projectId, actions, "create the app");
+  if (refused !== undefined) return refused;
+  const replaces = observed.external.gone ? app.status?.appId : undefined;
+  const what =
+    again !== undefined
+      ? `sending again, under its key ${again.idempotencyKey}, the create whose outcome no lookup could tell: creating`
+      : replaces === undefined
+        ? "creating"
+        : `recreating (app ${replaces} is gone at the service)`;
+  const message = `${what} app ${create.body.name} in project ${create.projectId}`;
+  return result(input, actions, reconciling(Reason.Progressing, message, generationOf(app)));
+}
+
+/**
+ * After a create the lookup found no trace of: the same call again, identical (its key and body),
+ * so a call still running at the service is answered by the service rather than making a second
+ * app; a spec changed meanwhile follows once the app is known. Undefined when it can't be rebuilt.
+ */
+function createAgain(app: App, desired: DesiredApp): Extract<AppAction, { type: "create" }> | undefined {
+  const unfound = intentsOf(app.status).find((i) => i.operation === "createApp" && i.state === "NotFound");
+  return unfound === undefined ? undefined : createSentAgain(unfound, desired);
+}
+
+function newCreate(
+  input: AppPlanInput,
+  desired: DesiredApp,
+  projectId: string,
+): Extract<AppAction, { type: "create" }> {
+  const { app, observed } = input;
   const body = createBody(desired);
   // A recreate (the app vanished at the service) must not replay the first create's answer.
   const replaces = observed.external.gone ? app.status?.appId : undefined;
   const key = createAppKey(app, { projectId, body, replaces, refused: observed.refusedCreates ?? 0 });
-  const intent = createIntent("createApp", { projectId, name: body.name }, key, observed.refusedCreates);
-  const create: AppAction = { type: "create", projectId, body, idempotencyKey: key, intent };
-  const actions = [create];
-  const refused = refusal(input, projectId, actions, "create the app");
-  if (refused !== undefined) return refused;
-  const what = replaces === undefined ? "creating" : `recreating (app ${replaces} is gone at the service)`;
-  return result(
-    input,
-    actions,
-    reconciling(Reason.Progressing, `${what} app ${desired.name} in project ${projectId}`, generationOf(app)),
-  );
+  const recorded = { projectId, name: body.name, body: recordedBody(body, desired) };
+  const intent = createIntent("createApp", recorded, key, observed.refusedCreates);
+  return { type: "create", projectId, body, idempotencyKey: key, intent };
 }
 
 function planConverge(input: AppPlanInput, desired: DesiredApp, service: ServiceApp): AppPlan {

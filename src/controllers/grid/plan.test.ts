@@ -6,9 +6,8 @@ import { canonicalJson, type Me, type Grid as ServiceGrid } from "../../hosting/
 import { stepsOf } from "../skeleton/cleanup.test-support.ts";
 import { planFor } from "../skeleton/cleanup.ts";
 import type { GridObserved } from "./memory.ts";
-import { gridPlans } from "./plan.ts";
+import { gridPlans, reaskGridIntent } from "./plan.ts";
 import type { GridPlan } from "./plan-common.ts";
-import { reaskGridIntent } from "./settle.ts";
 
 const gridId = "0b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
 const otherId = "1b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
@@ -244,8 +243,24 @@ describe("reaskGridIntent: a create sent again, identical, before a deletion rel
   it.each([
     ["the description changed since", grid({ description: "another" })],
     ["another UID (a restore)", grid({ description: "edge pool" }, { uid: "uid-2" })],
-  ])("%s: not asked again", (_, now) => {
-    const { intent } = created(grid({ description: "edge pool" }));
-    expect(reaskGridIntent(intent, now)).toBeUndefined();
+  ])("%s: the request as it was sent", (_, today) => {
+    const { create, intent } = created(grid({ description: "edge pool" }));
+    expect(reaskGridIntent(intent, today)).toEqual(create);
+  });
+
+  it("an intent of an earlier version (the name alone): asked again only when today's spec rebuilds its key", () => {
+    const { create, intent } = created(grid({ description: "edge pool" }));
+    const earlier = { ...intent, input: canonicalJson({ name: "edge" }) };
+    expect(reaskGridIntent(earlier, grid({ description: "edge pool" }))).toMatchObject({
+      body: create.body,
+      idempotencyKey: intent.key,
+    });
+    expect(reaskGridIntent(earlier, grid({ description: "another" }))).toBeUndefined();
+  });
+
+  it("a create planned after one the lookup found no trace of is that create again, though the spec moved on", () => {
+    const { create, intent } = created(grid({ description: "edge pool" }));
+    const moved = grid({ description: "another" }, {}, { intents: [intent] });
+    expect(planFor(gridPlans, moved, observed(), now).actions).toEqual([create]);
   });
 });

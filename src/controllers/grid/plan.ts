@@ -1,11 +1,13 @@
+import { z } from "zod";
 import { serviceName } from "../../api/common.ts";
 import { ready, reconciling } from "../../api/conditions.ts";
 import type { Grid } from "../../api/grid.ts";
+import type { Intent } from "../../api/intents.ts";
 import { type CreateGridInput, idempotencyKey, type Grid as ServiceGrid } from "../../hosting/index.ts";
 import { Reason } from "../service/reasons.ts";
 import type { Plans } from "../skeleton/cleanup.ts";
 import { noChange, quoteRequest } from "../skeleton/condition-changes.ts";
-import { createIntent } from "../skeleton/intents.ts";
+import { createIntent, inputOf, intentsOf } from "../skeleton/intents.ts";
 import { createAttempt } from "../skeleton/memory.ts";
 import type { GridAction } from "./actions.ts";
 import type { GridKnowledge } from "./memory.ts";
@@ -74,17 +76,53 @@ export function planGrid(input: GridPlanInput): GridPlan {
   }
   // A grid is recorded but was not read this time: never create a second one on a guess.
   if (grid.status?.gridId !== undefined && !observed.gone) return result(input, [], noChange());
+  // After a create the lookup found no trace of: the same call again (a change follows once known).
+  const unfound = intentsOf(grid.status).find((i) => i.operation === "createGrid" && i.state === "NotFound");
+  const create = (unfound && reaskGridIntent(unfound, grid)) ?? newCreate(input);
+  const actions: GridAction[] = [create];
+  return (
+    guarded(input, actions, "create the grid") ??
+    result(input, actions, reconciling(Reason.Progressing, `creating grid ${create.body.name}`, generation))
+  );
+}
+
+function newCreate(input: GridPlanInput): Extract<GridAction, { type: "create" }> {
+  const { grid, observed } = input;
   const body = gridBody(grid);
   // After the grid vanished at the service, a new key: the old one would replay the vanished grid.
   const replaces = observed.gone ? grid.status?.gridId : undefined;
   const key = createGridKey(grid, body, replaces, observed.refusedCreates ?? 0);
-  const intent = createIntent("createGrid", { name: body.name }, key, observed.refusedCreates);
-  const actions: GridAction[] = [{ type: "create", body, idempotencyKey: key, intent }];
-  return (
-    guarded(input, actions, "create the grid") ??
-    result(input, actions, reconciling(Reason.Progressing, `creating grid ${body.name}`, generation))
-  );
+  const intent = createIntent("createGrid", { name: body.name, body }, key, observed.refusedCreates);
+  return { type: "create", body, idempotencyKey: key, intent };
 }
+
+/**
+ * A create the lookup found no trace of, sent again, identical (its key, and the body its intent
+ * recorded), so the service's answer settles it: before a deletion releases (see `cleanup.ts`),
+ * and before any other create. An intent of an earlier version recorded only the name: then
+ * today's spec must rebuild the very request its key was made from. Pure.
+ */
+export function reaskGridIntent(
+  intent: Intent,
+  grid: Grid,
+): Extract<GridAction, { type: "create" }> | undefined {
+  const input = inputOf<{ name: string; body: unknown }>(intent);
+  if (intent.operation !== "createGrid" || input === undefined) return undefined;
+  const recorded = recordedBody.safeParse(input.body);
+  const body = recorded.success ? recorded.data : gridBody(grid);
+  if (!recorded.success) {
+    const refused = intent.attempt - 1;
+    const same = [undefined, grid.status?.gridId].some(
+      (replaces) => createGridKey(grid, body, replaces, refused) === intent.key,
+    );
+    if (!same) return undefined;
+  }
+  const call = { operation: intent.operation, input, attempt: intent.attempt, key: intent.key };
+  return { type: "create", body, idempotencyKey: intent.key, intent: call };
+}
+
+/** The body a create intent recorded (an earlier version's recorded only the name). */
+const recordedBody = z.object({ name: z.string(), description: z.string().optional() });
 
 /** What a create sends, from the spec. */
 export function gridBody(grid: Grid): CreateGridInput {

@@ -9,8 +9,8 @@ import { newGridMemory, rememberGrid } from "./memory.ts";
 import { observeGrid } from "./observe.ts";
 import { gridOutputs } from "./outputs.ts";
 import { doingForGrid, performGrid } from "./perform.ts";
-import { gridPlans } from "./plan.ts";
-import { reaskGridIntent, settleGridIntent } from "./settle.ts";
+import { gridPlans, reaskGridIntent } from "./plan.ts";
+import { settleGridIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Grid. */
 export function gridReconciler(deps: ControllerDeps): Reconciler {
