@@ -48,12 +48,6 @@ export interface OwnershipSetting {
   chaosSec: number;
   /** The operator client's timeout for writes. */
   writeTimeoutMs: number;
-  /**
-   * Also plan restores without status and spending calls past the client's timeout (issue #35).
-   * Off in the seeded runs until a restore at a random moment can no longer order a second time:
-   * seed 130 found a restored ServerOrder that did, leaving its first order running after deletion.
-   */
-  statusFaults?: boolean;
 }
 
 /** The calls that add spend: a slow one is in doubt once the client gave up on it. */
@@ -96,14 +90,12 @@ export function planOwnershipFaults(
   const used = new Set<string>();
   const scale = Math.max(1, Math.round(setting.chaosSec / 150));
   const events: OwnershipEvent[] = [];
-  if (setting.statusFaults === true) {
-    const slow = planSlowSpend(random, plan, setting, used);
-    if (slow !== undefined) events.push(slow);
-    for (let i = 0; i < 3 * scale; i++) {
-      const anchor = i % 3 === 0 ? 0 : i % 3 === 1 ? 1 : undefined;
-      const restore = planRestore(random, plan, setting, used, anchor);
-      if (restore !== undefined) events.push(restore);
-    }
+  const slow = planSlowSpend(random, plan, setting, used);
+  if (slow !== undefined) events.push(slow);
+  for (let i = 0; i < 3 * scale; i++) {
+    const anchor = i % 3 === 0 ? 0 : i % 3 === 1 ? 1 : undefined;
+    const restore = planRestore(random, plan, setting, used, anchor);
+    if (restore !== undefined) events.push(restore);
   }
   for (let i = 0; i < 3 * scale; i++) {
     const copy = planCopy(random, plan, setting, used, i);

@@ -90,7 +90,7 @@ async function prepare(
   logger: Logger,
   startedAt: number,
 ): Promise<Run> {
-  const { plan, ownership } = seededPlan(options, process.env.BERTH_CHAOS_STATUS_FAULTS === "1");
+  const { plan, ownership } = seededPlan(options);
   const ledger = new Ledger(plan, ownershipResources(ownership));
   const violations = new Violations(startedAt);
   const checker = new Checker(ledger, violations, actionableReasons());

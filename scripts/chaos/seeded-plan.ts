@@ -5,11 +5,7 @@ import { type LoadPlan, planLoad } from "./plan.ts";
 import { Random } from "./random.ts";
 
 /** The load and the ownership faults on it, from the seed alone (the ownership faults adjust the load). */
-export function seededPlan(
-  options: Pick<ChaosOptions, "seed" | "sizes" | "chaosSec" | "operator">,
-  /** Restores without status and slow spending calls too (see `OwnershipSetting.statusFaults`). */
-  statusFaults = false,
-): {
+export function seededPlan(options: Pick<ChaosOptions, "seed" | "sizes" | "chaosSec" | "operator">): {
   plan: LoadPlan;
   ownership: OwnershipEvent[];
 } {
@@ -17,7 +13,6 @@ export function seededPlan(
   const ownership = planOwnershipFaults(Random.forPurpose(options.seed, "ownership"), plan, {
     chaosSec: options.chaosSec,
     writeTimeoutMs: writeTimeoutOf(options.operator),
-    statusFaults,
   });
   return { plan, ownership };
 }

@@ -213,7 +213,7 @@ async function readService(
       },
       held,
       app.metadata.creationTimestamp,
-    );
+    ).catch(noProject(knowledge));
     if (found.length > 1) {
       knowledge.problem = stalledBy(
         Reason.DuplicateCreated,
@@ -277,6 +277,18 @@ async function readService(
     external.build = build;
     knowledge.buildDueAt = undefined;
   }
+}
+
+/**
+ * The project a create went to is gone (deleted meanwhile): no app it made can still exist there,
+ * so the lookup found nothing. Any other failure is rethrown.
+ */
+function noProject(knowledge: AppKnowledge): (error: unknown) => ServiceApp[] {
+  return (error) => {
+    if (!isHostingError(error) || error.code !== "not_found") throw error;
+    if (error.requestId !== undefined) knowledge.requestId = error.requestId;
+    return [];
+  };
 }
 
 /**
