@@ -9,7 +9,7 @@ import {
 } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { approvedOrder, useOperatorEnvironment } from "./support.ts";
+import { approvedOrder, fastPolls, sleep, useOperatorEnvironment } from "./support.ts";
 
 const kinds = { projects: "Project", apps: "App", grids: "Grid", serverorders: "ServerOrder" } as const;
 
@@ -237,5 +237,39 @@ describe("restoring day-2 states without status", () => {
     const from = String(web?.status?.projectId);
     expect(await service.items(`/projects/${to}/apps`)).toEqual([]);
     expect(await service.items(`/projects/${from}/apps`)).toEqual([]);
+  });
+
+  it("an App restored while its create is still running at the service asks the service again: one app, none after deletion", {
+    timeout: 120_000,
+  }, async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    // Writes time out after 1.5 s (the client's 30 s, scaled down); the create takes 10 s to act.
+    await env.startOperator({
+      hosting: { timeoutsMs: { write: 1500 } },
+      settings: { polls: fastPolls, stalledRetryMs: 2000 },
+    });
+    await env.create("projects", "home", {});
+    const home = await objects.waitFor("projects", "home", (o) => o?.status?.projectId !== undefined, 40_000);
+    const fault = env.sim.injectFault({ operation: "createApp", latencyMs: 10_000, times: 1 });
+    await env.create("apps", "web", { projectRef: { name: "home" }, image: "nginx:1.27" });
+    const held = Date.now();
+    while (!env.faultSpent(fault)) {
+      if (Date.now() - held > 30_000) throw new Error("the create call never reached the service");
+      await sleep(50);
+    }
+    // The backup carries the Pending create (its key and body) in berth.dev/owned; the UID is new.
+    await objects.waitFor("apps", "web", (o) =>
+      (o?.metadata.annotations?.["berth.dev/owned"] ?? "").includes("createApp"),
+    );
+    await restore("apps", "web");
+    const web = await objects.waitFor("apps", "web", withCondition("Ready"), 60_000);
+    while (Date.now() - held < 11_000) await sleep(200);
+    const apps = () => service.items<{ id: string }>(`/projects/${String(home?.status?.projectId)}/apps`);
+    expect(await apps()).toEqual([expect.objectContaining({ id: web?.status?.appId })]);
+    expect(env.requests("createApp").filter((r) => r.status === 201 && !r.replayed)).toHaveLength(1);
+    await objects.remove("apps", "web");
+    await objects.waitForGone("apps", "web", 60_000);
+    expect(await apps()).toEqual([]);
   });
 });
