@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { berthObjects } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { approvedOrder, fastPolls, sleep, useOperatorEnvironment } from "./support.ts";
+import { approvedOrder, sleep, useOperatorEnvironment } from "./support.ts";
 
 /**
  * An order the service is still working on when the client gives up, and the ServerOrder deleted
@@ -19,20 +19,12 @@ describe("deleting a ServerOrder while its order call is still running at the se
   }, async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);
-    // Writes time out after 1.5 s (the client's 30 s, scaled down); the order takes 4 s to act.
-    await env.startOperator({
-      hosting: { timeoutsMs: { write: 1500 } },
-      settings: { polls: fastPolls, stalledRetryMs: 2000 },
-    });
+    await env.startWithShortWrites();
     await objects.create("grids", "pool", {});
     const fault = env.sim.injectFault({ operation: "provisionServers", latencyMs: 4000, times: 1, skip: 1 });
     await objects.create("serverorders", "batch", approvedOrder(1));
     // The real order (the second provisionServers call, after the dry run) is held at the service.
-    const held = Date.now();
-    while (!env.faultSpent(fault)) {
-      if (Date.now() - held > 30_000) throw new Error("the order call never reached the service");
-      await sleep(50);
-    }
+    await env.heldCall(fault, "the order call");
     await objects.remove("serverorders", "batch");
     await objects.waitForGone("serverorders", "batch", 150_000);
     // The held order acted (its servers were made), and they went with the ServerOrder.
@@ -53,13 +45,6 @@ describe("deleting an App or a Grid while its create call is still running at th
   const env = useOperatorEnvironment();
   const objects = berthObjects(kubeConfig(), () => env.namespace);
 
-  /** Writes time out after 1.5 s (the client's 30 s, scaled down). */
-  const startOperator = () =>
-    env.startOperator({
-      hosting: { timeoutsMs: { write: 1500 } },
-      settings: { polls: fastPolls, stalledRetryMs: 2000 },
-    });
-
   /** The create takes 4 s to act; the resource is deleted once the call reached the service. */
   async function deleteDuringCreate(
     operation: string,
@@ -68,11 +53,7 @@ describe("deleting an App or a Grid while its create call is still running at th
   ) {
     const fault = env.sim.injectFault({ operation, latencyMs: 4000, times: 1 });
     await objects.create(plural, "held", spec);
-    const held = Date.now();
-    while (!env.faultSpent(fault)) {
-      if (Date.now() - held > 30_000) throw new Error(`the ${operation} call never reached the service`);
-      await sleep(50);
-    }
+    const held = await env.heldCall(fault, `the ${operation} call`);
     await objects.remove(plural, "held");
     await objects.waitForGone(plural, "held", 150_000);
     // The held create acted once (its answer may come after a release that did not wait for it);
@@ -87,12 +68,11 @@ describe("deleting an App or a Grid while its create call is still running at th
   }, async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);
-    await startOperator();
-    await env.create("projects", "home", {});
-    const home = await objects.waitFor("projects", "home", (o) => o?.status?.projectId !== undefined, 40_000);
+    await env.startWithShortWrites();
+    const home = await env.createdProject("home");
     await deleteDuringCreate("createApp", "apps", { projectRef: { name: "home" }, image: "nginx:1.27" });
     expect(env.requests("deleteApp").filter((r) => r.status < 300)).toHaveLength(1);
-    expect(await service.items(`/projects/${String(home?.status?.projectId)}/apps`)).toEqual([]);
+    expect(await service.items(`/projects/${home}/apps`)).toEqual([]);
   });
 
   it("a Grid: its grid, made by the held create, is deleted before the Grid is released", {
@@ -100,7 +80,7 @@ describe("deleting an App or a Grid while its create call is still running at th
   }, async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);
-    await startOperator();
+    await env.startWithShortWrites();
     await deleteDuringCreate("createGrid", "grids", {});
     expect(env.requests("deleteGrid").filter((r) => r.status < 300)).toHaveLength(1);
     expect(await service.items("/grids")).toEqual([]);

@@ -9,7 +9,7 @@ import {
 } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { approvedOrder, fastPolls, sleep, useOperatorEnvironment } from "./support.ts";
+import { approvedOrder, sleep, useOperatorEnvironment } from "./support.ts";
 
 const kinds = { projects: "Project", apps: "App", grids: "Grid", serverorders: "ServerOrder" } as const;
 
@@ -60,6 +60,16 @@ describe("restoring day-2 states without status", () => {
     return servers.filter((s) => s.state !== "deprovisioned" && s.state !== "deprovisioning").length;
   }
 
+  /** An App Ready in project "old", and project "new" ready to move it to. */
+  async function appInOldProject() {
+    await env.startOperator();
+    await env.create("projects", "old", {});
+    const to = await env.createdProject("new");
+    await env.create("apps", "web", { projectRef: { name: "old" }, image: "nginx:1.27" });
+    const web = await objects.waitFor("apps", "web", withCondition("Ready"), 40_000);
+    return { web, appId: String(web?.status?.appId), to };
+  }
+
   it("a grown ServerOrder restored without status orders nothing again, and its deletion leaves nothing running", async () => {
     const account = await env.setUp();
     await env.startOperator();
@@ -108,14 +118,7 @@ describe("restoring day-2 states without status", () => {
   it("an App restored while its move is Pending finds its app in the old project and moves it: one app", async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);
-    await env.startOperator();
-    await env.create("projects", "old", {});
-    await env.create("projects", "new", {});
-    await env.create("apps", "web", { projectRef: { name: "old" }, image: "nginx:1.27" });
-    const web = await objects.waitFor("apps", "web", withCondition("Ready"), 40_000);
-    const target = await objects.waitFor("projects", "new", withCondition("Ready"));
-    const appId = String(web?.status?.appId);
-    const to = String(target?.status?.projectId);
+    const { appId, to } = await appInOldProject();
     // Every move call fails with a 503 that did nothing: the intent stays Pending.
     env.sim.injectFault({ operation: "moveApp", status: 503 });
     await env.patch("apps", "web", { spec: { projectRef: { name: "new" } } });
@@ -197,14 +200,7 @@ describe("restoring day-2 states without status", () => {
   it("an App restored with a spec that moved on (another project) moves its app there: one app, none left after deletion", async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);
-    await env.startOperator();
-    await env.create("projects", "old", {});
-    await env.create("projects", "new", {});
-    await env.create("apps", "web", { projectRef: { name: "old" }, image: "nginx:1.27" });
-    const web = await objects.waitFor("apps", "web", withCondition("Ready"), 40_000);
-    const target = await objects.waitFor("projects", "new", withCondition("Ready"));
-    const appId = String(web?.status?.appId);
-    const to = String(target?.status?.projectId);
+    const { web, appId, to } = await appInOldProject();
     // The backup was taken now; git has since moved the App to project "new".
     const exported = await objects.get("apps", "web");
     if (exported === undefined) throw new Error("apps/web is gone");
@@ -244,20 +240,11 @@ describe("restoring day-2 states without status", () => {
   }, async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);
-    // Writes time out after 1.5 s (the client's 30 s, scaled down); the create takes 10 s to act.
-    await env.startOperator({
-      hosting: { timeoutsMs: { write: 1500 } },
-      settings: { polls: fastPolls, stalledRetryMs: 2000 },
-    });
-    await env.create("projects", "home", {});
-    const home = await objects.waitFor("projects", "home", (o) => o?.status?.projectId !== undefined, 40_000);
+    await env.startWithShortWrites();
+    const home = await env.createdProject("home");
     const fault = env.sim.injectFault({ operation: "createApp", latencyMs: 10_000, times: 1 });
     await env.create("apps", "web", { projectRef: { name: "home" }, image: "nginx:1.27" });
-    const held = Date.now();
-    while (!env.faultSpent(fault)) {
-      if (Date.now() - held > 30_000) throw new Error("the create call never reached the service");
-      await sleep(50);
-    }
+    const held = await env.heldCall(fault, "the create call");
     // The backup carries the Pending create (its key and body) in berth.dev/owned; the UID is new.
     await objects.waitFor("apps", "web", (o) =>
       (o?.metadata.annotations?.["berth.dev/owned"] ?? "").includes("createApp"),
@@ -265,7 +252,7 @@ describe("restoring day-2 states without status", () => {
     await restore("apps", "web");
     const web = await objects.waitFor("apps", "web", withCondition("Ready"), 60_000);
     while (Date.now() - held < 11_000) await sleep(200);
-    const apps = () => service.items<{ id: string }>(`/projects/${String(home?.status?.projectId)}/apps`);
+    const apps = () => service.items<{ id: string }>(`/projects/${home}/apps`);
     expect(await apps()).toEqual([expect.objectContaining({ id: web?.status?.appId })]);
     expect(env.requests("createApp").filter((r) => r.status === 201 && !r.replayed)).toHaveLength(1);
     await objects.remove("apps", "web");

@@ -267,6 +267,31 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
         .spentFaults()
         .some((f) => f.id === id);
     },
+    /**
+     * The operator with writes timing out after 1.5 s (the client's 30 s, scaled down): a call the
+     * service holds longer has an unknown outcome.
+     */
+    startWithShortWrites(): Promise<RunningOperator> {
+      return env.startOperator({
+        hosting: { timeoutsMs: { write: 1500 } },
+        settings: { polls: fastPolls, stalledRetryMs: 2000 },
+      });
+    },
+    /** Creates a Project and waits for its project at the service: the project's ID. */
+    async createdProject(name: string): Promise<string> {
+      await env.create("projects", name, {});
+      const project = await env.waitFor("projects", name, (o) => o?.status?.projectId !== undefined, 40_000);
+      return String(project?.status?.projectId);
+    },
+    /** Waits until a held call reached the service (its fault hit): when it did, in wall-clock ms. */
+    async heldCall(fault: string, what: string): Promise<number> {
+      const since = Date.now();
+      while (!env.faultSpent(fault)) {
+        if (Date.now() - since > 30_000) throw new Error(`${what} never reached the service`);
+        await sleep(50);
+      }
+      return Date.now();
+    },
     /** Requests the simulator saw with this test's key (optionally one operation). */
     requests(operation?: string) {
       const keyId = state.account?.keyId;

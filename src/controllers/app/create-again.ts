@@ -1,9 +1,12 @@
 import { z } from "zod";
+import type { App } from "../../api/app.ts";
 import type { Intent } from "../../api/intents.ts";
-import { type CreateAppInput, canonicalJson, type EnvVarInput } from "../../hosting/index.ts";
+import { type CreateAppInput, canonicalJson, type EnvVarInput, idempotencyKey } from "../../hosting/index.ts";
 import { inputOf } from "../skeleton/intents.ts";
+import { createAttempt } from "../skeleton/memory.ts";
 import type { AppAction } from "./actions.ts";
-import type { DesiredApp } from "./desired.ts";
+import { createBody, type DesiredApp } from "./desired.ts";
+import type { AppKnowledge } from "./memory.ts";
 
 // A create whose outcome is unknown is asked again identically (its key and its arguments), so the
 // service's own word settles it: a replay, in progress, or done now. Its intent records the body
@@ -70,4 +73,45 @@ export function createSentAgain(
   if (typeof input.projectId !== "string") return undefined;
   const call = { operation: intent.operation, input, attempt: intent.attempt, key: intent.key };
   return { type: "create", projectId: input.projectId, body, idempotencyKey: intent.key, intent: call };
+}
+
+/** A create's Idempotency-Key: from the App's UID and everything the create sends. */
+export function createAppKey(
+  app: App,
+  call: { projectId: string; body: CreateAppInput; replaces: string | undefined; refused: number },
+): string {
+  const { projectId, body, replaces, refused } = call;
+  return idempotencyKey(app.metadata.uid ?? app.metadata.name, "createApp", {
+    projectId,
+    body,
+    ...(replaces === undefined ? {} : { replaces }),
+    ...createAttempt(refused),
+  });
+}
+
+/**
+ * A create the lookup found no trace of, sent again, identical, so the service's answer settles it
+ * before a deletion releases (see `cleanup.ts`): the body its intent recorded (see
+ * `create-again.ts`), else today's spec when it rebuilds the very request its key was made from (an
+ * intent of an earlier version). Undefined when neither can (a secret or, for an earlier intent,
+ * the spec or the UID changed since). Pure.
+ */
+export function reaskAppIntent(intent: Intent, app: App, knowledge: AppKnowledge): AppAction | undefined {
+  if (intent.operation !== "createApp") return undefined;
+  return createSentAgain(intent, knowledge.desired) ?? createFromSpec(intent, app, knowledge);
+}
+
+function createFromSpec(intent: Intent, app: App, knowledge: AppKnowledge): AppAction | undefined {
+  const input = inputOf<{ projectId: string }>(intent);
+  const projectId = input?.projectId;
+  if (input === undefined || typeof projectId !== "string" || knowledge.desired === undefined)
+    return undefined;
+  const body = createBody(knowledge.desired);
+  const refused = intent.attempt - 1;
+  const same = [undefined, app.status?.appId].some(
+    (replaces) => createAppKey(app, { projectId, body, replaces, refused }) === intent.key,
+  );
+  if (!same) return undefined;
+  const call = { operation: intent.operation, input, attempt: intent.attempt, key: intent.key };
+  return { type: "create", projectId, body, idempotencyKey: intent.key, intent: call };
 }

@@ -1,18 +1,17 @@
 import type { App, AppStatus } from "../../api/app.ts";
 import { reconciling } from "../../api/conditions.ts";
 import { annotations } from "../../api/meta.ts";
-import { type CreateAppInput, idempotencyKey, type App as ServiceApp } from "../../hosting/index.ts";
+import type { App as ServiceApp } from "../../hosting/index.ts";
 import type { PollIntervals } from "../service/deps.ts";
 import { shortHash } from "../service/hash.ts";
 import { Reason } from "../service/reasons.ts";
 import { pendingRequest, requestValue } from "../skeleton/annotations.ts";
 import type { Plans } from "../skeleton/cleanup.ts";
 import { noChange } from "../skeleton/condition-changes.ts";
-import { createIntent, intentCall, intentsOf } from "../skeleton/intents.ts";
-import { createAttempt } from "../skeleton/memory.ts";
+import { createIntent, intentCall } from "../skeleton/intents.ts";
 import type { AppAction } from "./actions.ts";
 import { withAppCost } from "./cost.ts";
-import { createSentAgain, recordedBody } from "./create-again.ts";
+import { createAppKey, reaskAppIntent, recordedBody } from "./create-again.ts";
 import { createBody, type DesiredApp } from "./desired.ts";
 import { diffApp } from "./diff.ts";
 import type { AppKnowledge } from "./memory.ts";
@@ -35,6 +34,7 @@ export function appPlans(polls: PollIntervals): Plans<App, AppKnowledge, AppPlan
     externalId: "appId",
     // The project the app is in now (a move may be under way), and the one-off requests handled.
     owns: ["projectId", "lastHandledRestartAt", "lastHandledRebuildAt"],
+    reask: reaskAppIntent,
     plan: (app, observed, now) => withAppCost(planApp({ app, observed, now, polls }), observed.external),
     planCleanup: (app, observed, now) =>
       withAppCost(planAppCleanup({ app, observed, now, polls }), observed.external),
@@ -109,20 +109,6 @@ function planMove(input: AppPlanInput, service: ServiceApp, target: string): App
   );
 }
 
-/** A create's Idempotency-Key: from the App's UID and everything the create sends. */
-export function createAppKey(
-  app: App,
-  call: { projectId: string; body: CreateAppInput; replaces: string | undefined; refused: number },
-): string {
-  const { projectId, body, replaces, refused } = call;
-  return idempotencyKey(app.metadata.uid ?? app.metadata.name, "createApp", {
-    projectId,
-    body,
-    ...(replaces === undefined ? {} : { replaces }),
-    ...createAttempt(refused),
-  });
-}
-
 function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string): AppPlan {
   const { app, observed } = input;
   if (app.spec.appId !== undefined) {
@@ -133,30 +119,14 @@ function planCreate(input: AppPlanInput, desired: DesiredApp, projectId: string)
       message: `the adopted app ${app.spec.appId} does not exist at the service (or the key can't see it); fix spec.appId, or remove it to let berth create an app`,
     });
   }
-  const again = createAgain(app, desired);
-  const create = again ?? newCreate(input, desired, projectId);
+  const create = newCreate(input, desired, projectId);
   const actions: AppAction[] = [create];
   const refused = refusal(input, create.projectId, actions, "create the app");
   if (refused !== undefined) return refused;
   const replaces = observed.external.gone ? app.status?.appId : undefined;
-  const what =
-    again !== undefined
-      ? `sending again, under its key ${again.idempotencyKey}, the create whose outcome no lookup could tell: creating`
-      : replaces === undefined
-        ? "creating"
-        : `recreating (app ${replaces} is gone at the service)`;
+  const what = replaces === undefined ? "creating" : `recreating (app ${replaces} is gone at the service)`;
   const message = `${what} app ${create.body.name} in project ${create.projectId}`;
   return result(input, actions, reconciling(Reason.Progressing, message, generationOf(app)));
-}
-
-/**
- * After a create the lookup found no trace of: the same call again, identical (its key and body),
- * so a call still running at the service is answered by the service rather than making a second
- * app; a spec changed meanwhile follows once the app is known. Undefined when it can't be rebuilt.
- */
-function createAgain(app: App, desired: DesiredApp): Extract<AppAction, { type: "create" }> | undefined {
-  const unfound = intentsOf(app.status).find((i) => i.operation === "createApp" && i.state === "NotFound");
-  return unfound === undefined ? undefined : createSentAgain(unfound, desired);
 }
 
 function newCreate(

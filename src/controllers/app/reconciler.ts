@@ -12,7 +12,7 @@ import { observeApp } from "./observe.ts";
 import { appOutputs } from "./outputs.ts";
 import { doingForApp, performApp } from "./perform.ts";
 import { appPlans } from "./plan.ts";
-import { reaskAppIntent, settleAppIntent } from "./settle.ts";
+import { settleAppIntent } from "./settle.ts";
 import { appSpend } from "./spend.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one App. */
@@ -31,7 +31,6 @@ export function appReconciler(deps: ControllerDeps, listings: DriftListings): Re
     perform: performApp(polls),
     learn: learnApp,
     settle: settleAppIntent,
-    reask: reaskAppIntent,
     doing: doingForApp,
     changes: appChanges,
     schedule: (knowledge, plan, now) => scheduleReads(knowledge, plan, now.getTime(), timing),

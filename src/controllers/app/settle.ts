@@ -1,11 +1,8 @@
 import type { App } from "../../api/app.ts";
 import type { Intent } from "../../api/intents.ts";
 import { inputOf, type Settlement, settleCreate } from "../skeleton/intents.ts";
-import type { AppAction, AppFact } from "./actions.ts";
-import { createSentAgain } from "./create-again.ts";
-import { createBody } from "./desired.ts";
+import type { AppFact } from "./actions.ts";
 import type { AppKnowledge } from "./memory.ts";
-import { createAppKey } from "./plan.ts";
 
 /**
  * How an App's Pending intent ended, from what observe looked up on the intent's own input. A
@@ -58,31 +55,4 @@ function settleMove(intent: Intent, knowledge: AppKnowledge, now: Date): Settlem
           "then set spec.projectRef/projectId to the project that holds it; berth creates nothing meanwhile",
       };
   }
-}
-
-/**
- * A create the lookup found no trace of, sent again, identical, so the service's answer settles it
- * before a deletion releases (see `cleanup.ts`): the body its intent recorded (see
- * `create-again.ts`), else today's spec when it rebuilds the very request its key was made from (an
- * intent of an earlier version). Undefined when neither can (a secret or, for an earlier intent,
- * the spec or the UID changed since). Pure.
- */
-export function reaskAppIntent(intent: Intent, app: App, knowledge: AppKnowledge): AppAction | undefined {
-  if (intent.operation !== "createApp") return undefined;
-  return createSentAgain(intent, knowledge.desired) ?? createFromSpec(intent, app, knowledge);
-}
-
-function createFromSpec(intent: Intent, app: App, knowledge: AppKnowledge): AppAction | undefined {
-  const input = inputOf<{ projectId: string }>(intent);
-  const projectId = input?.projectId;
-  if (input === undefined || typeof projectId !== "string" || knowledge.desired === undefined)
-    return undefined;
-  const body = createBody(knowledge.desired);
-  const refused = intent.attempt - 1;
-  const same = [undefined, app.status?.appId].some(
-    (replaces) => createAppKey(app, { projectId, body, replaces, refused }) === intent.key,
-  );
-  if (!same) return undefined;
-  const call = { operation: intent.operation, input, attempt: intent.attempt, key: intent.key };
-  return { type: "create", projectId, body, idempotencyKey: intent.key, intent: call };
 }

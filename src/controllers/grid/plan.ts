@@ -7,7 +7,7 @@ import { type CreateGridInput, idempotencyKey, type Grid as ServiceGrid } from "
 import { Reason } from "../service/reasons.ts";
 import type { Plans } from "../skeleton/cleanup.ts";
 import { noChange, quoteRequest } from "../skeleton/condition-changes.ts";
-import { createIntent, inputOf, intentsOf } from "../skeleton/intents.ts";
+import { createIntent, inputOf } from "../skeleton/intents.ts";
 import { createAttempt } from "../skeleton/memory.ts";
 import type { GridAction } from "./actions.ts";
 import type { GridKnowledge } from "./memory.ts";
@@ -26,6 +26,7 @@ export const gridPlans: Plans<Grid, GridKnowledge, GridPlan> = {
   plan: (grid, observed, now) => planGrid({ grid, observed, now }),
   planCleanup: (grid, observed, now) => planGridCleanup({ grid, observed, now }),
   report: (grid, observed, change, now) => result({ grid, observed, now }, [], change),
+  reask: (intent, grid) => reaskGridIntent(intent, grid),
 };
 
 /** The grid's name at the service: `spec.displayName`, else `metadata.name`. */
@@ -76,9 +77,7 @@ export function planGrid(input: GridPlanInput): GridPlan {
   }
   // A grid is recorded but was not read this time: never create a second one on a guess.
   if (grid.status?.gridId !== undefined && !observed.gone) return result(input, [], noChange());
-  // After a create the lookup found no trace of: the same call again (a change follows once known).
-  const unfound = intentsOf(grid.status).find((i) => i.operation === "createGrid" && i.state === "NotFound");
-  const create = (unfound && reaskGridIntent(unfound, grid)) ?? newCreate(input);
+  const create = newCreate(input);
   const actions: GridAction[] = [create];
   return (
     guarded(input, actions, "create the grid") ??

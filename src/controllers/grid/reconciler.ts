@@ -9,7 +9,7 @@ import { newGridMemory, rememberGrid } from "./memory.ts";
 import { observeGrid } from "./observe.ts";
 import { gridOutputs } from "./outputs.ts";
 import { doingForGrid, performGrid } from "./perform.ts";
-import { gridPlans, reaskGridIntent } from "./plan.ts";
+import { gridPlans } from "./plan.ts";
 import { settleGridIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Grid. */
@@ -23,7 +23,6 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
     perform: performGrid,
     learn: learnGrid,
     settle: settleGridIntent,
-    reask: reaskGridIntent,
     doing: doingForGrid,
     changes: gridChanges,
     remember: rememberGrid,

@@ -7,7 +7,7 @@ import { Reason } from "../service/reasons.ts";
 import { pinnedProjects, scopeProblem } from "../service/scopes.ts";
 import type { Plans } from "../skeleton/cleanup.ts";
 import { noChange, quoteRequest } from "../skeleton/condition-changes.ts";
-import { createIntent, unfoundCreate } from "../skeleton/intents.ts";
+import { createIntent } from "../skeleton/intents.ts";
 import { createAttempt } from "../skeleton/memory.ts";
 import type { MemberAction, ProjectAction } from "./actions.ts";
 import { describeMemberActions, diffMembers } from "./members.ts";
@@ -21,6 +21,7 @@ import {
   type ProjectPlanInput,
   result,
 } from "./plan-common.ts";
+import { reaskProjectIntent } from "./settle.ts";
 
 /** How a Project is planned: being there, going away, and a status alone (the skeleton picks). */
 export const projectPlans: Plans<Project, ProjectKnowledge, ProjectPlan> = {
@@ -28,6 +29,7 @@ export const projectPlans: Plans<Project, ProjectKnowledge, ProjectPlan> = {
   plan: (project, observed, now) => planProject({ project, observed, now }),
   planCleanup: (project, observed, now) => planProjectCleanup({ project, observed, now }),
   report: (project, observed, change, now) => result({ project, observed, now }, [], change),
+  reask: reaskProjectIntent,
 };
 
 /** The service's name for the project: `spec.displayName`, else `metadata.name`. */
@@ -66,19 +68,13 @@ export function planProject(input: ProjectPlanInput): ProjectPlan {
       });
     }
     const replaces = observed.gone ? project.status?.projectId : undefined;
-    const again = unfoundCreate(project.status, "createProject");
-    const key =
-      again?.key ??
-      idempotencyKey(project.metadata.uid ?? project.metadata.name, "createProject", {
-        name,
-        ...(replaces === undefined ? {} : { replaces }),
-        ...createAttempt(observed.refusedCreates ?? 0),
-      });
-    const intent = again ?? createIntent("createProject", { name }, key, observed.refusedCreates);
-    // Created under the name it was first sent with; a rename since follows once it is known.
-    const actions: ProjectAction[] = [
-      { type: "create", name: again?.name ?? name, idempotencyKey: key, intent },
-    ];
+    const key = idempotencyKey(project.metadata.uid ?? project.metadata.name, "createProject", {
+      name,
+      ...(replaces === undefined ? {} : { replaces }),
+      ...createAttempt(observed.refusedCreates ?? 0),
+    });
+    const intent = createIntent("createProject", { name }, key, observed.refusedCreates);
+    const actions: ProjectAction[] = [{ type: "create", name, idempotencyKey: key, intent }];
     return (
       guarded(
         input,

@@ -13,7 +13,7 @@ import { projectOutputs } from "./outputs.ts";
 import { doingForProject, performProject } from "./perform.ts";
 import { projectPlans } from "./plan.ts";
 import type { ProjectPlan } from "./plan-common.ts";
-import { reaskProjectIntent, settleProjectIntent } from "./settle.ts";
+import { settleProjectIntent } from "./settle.ts";
 
 /** observe → plan → perform → learn → plan → one status write, for one Project. */
 export function projectReconciler(deps: ControllerDeps): Reconciler {
@@ -33,7 +33,6 @@ export function projectKind(
     perform: performProject,
     learn: learnProject,
     settle: settleProjectIntent,
-    reask: reaskProjectIntent,
     doing: doingForProject,
     changes: projectChanges,
     schedule(knowledge, _plan, now) {

@@ -23,6 +23,7 @@ import {
 } from "./plan-common.ts";
 import { planPower } from "./power.ts";
 import { planReplace } from "./replacement.ts";
+import { reaskOrderIntent } from "./settle.ts";
 
 /** How a ServerOrder is planned: being there, going away, and a status alone (the skeleton picks). */
 export const orderPlans: Plans<ServerOrder, OrderKnowledge, OrderPlan> = {
@@ -36,6 +37,7 @@ export const orderPlans: Plans<ServerOrder, OrderKnowledge, OrderPlan> = {
     "replacing",
     "replacements",
   ],
+  reask: reaskOrderIntent,
   plan: (serverOrder, observed, now) =>
     withOrderCost(planServerOrder({ serverOrder, observed, now }), observed),
   planCleanup: (serverOrder, observed, now) =>

@@ -13,7 +13,7 @@ import { serverOrderOutputs } from "./outputs.ts";
 import { doingForOrder, performServerOrder } from "./perform.ts";
 import { orderPlans } from "./plan.ts";
 import { type OrderPolls, pollMs } from "./plan-common.ts";
-import { reaskOrderIntent, settleOrderIntent } from "./settle.ts";
+import { settleOrderIntent } from "./settle.ts";
 import { orderSpend } from "./spend.ts";
 
 /** What every ServerOrder reconcile shares besides the operator's deps. */
@@ -49,7 +49,6 @@ export function serverOrderReconciler(deps: ControllerDeps, { catalogs, polls }:
     perform: (action, context) => performServerOrder(action, context, polls),
     learn: learnOrder,
     settle: settleOrderIntent,
-    reask: reaskOrderIntent,
     doing: doingForOrder,
     changes: orderChanges,
     schedule: (knowledge, plan, now) => ({

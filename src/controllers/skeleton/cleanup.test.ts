@@ -188,3 +188,51 @@ describe("planFor: a deletion asks the service again before it releases", () => 
     );
   });
 });
+
+describe("planFor: a call whose earlier call the lookup found no trace of sends that one first", () => {
+  // The kind plans `create` under key k-2 (the spec changed since k-1 was sent and found nowhere).
+  const changed = {
+    ...plans,
+    plan: (): Plan => ({
+      from: "plan",
+      actions: [{ type: "create", intent: { operation: "create", key: "k-2" } } as { type: string }],
+      status: {},
+      stalled: false,
+    }),
+    reask: (intent: { operation: string; key: string }) => ({
+      type: `again ${intent.operation} ${intent.key}`,
+    }),
+  };
+  const earlier = (state: string, since: string, key = "k-1") => ({
+    ...toy({}),
+    status: { intents: [{ operation: "create", key, input: "{}", attempt: 1, since, state }] },
+  });
+  const hourAgo = "2029-12-31T23:00:00Z";
+
+  it.each([
+    [
+      "found nowhere, its key still replayable: the earlier call first",
+      earlier("NotFound", hourAgo),
+      ["again create k-1"],
+    ],
+    [
+      "under the same key: the plan's own call (it is that call)",
+      earlier("NotFound", hourAgo, "k-2"),
+      ["create"],
+    ],
+    [
+      "its key past the service's 24 h: the plan's call",
+      earlier("NotFound", "2029-12-30T00:00:00Z"),
+      ["create"],
+    ],
+    ["refused for certain: the plan's call", earlier("Refused", hourAgo), ["create"]],
+  ])("%s", (_, resource, steps) => {
+    expect(planFor(changed, resource as Toy, unknown, now).actions.map((a) => a.type)).toEqual(steps);
+  });
+
+  it("a kind that can't send the earlier call again keeps its own", () => {
+    const cannot = { ...changed, reask: () => undefined };
+    const plan = planFor(cannot, earlier("NotFound", hourAgo) as Toy, unknown, now);
+    expect(plan.actions.map((a) => a.type)).toEqual(["create"]);
+  });
+});

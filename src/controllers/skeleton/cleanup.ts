@@ -78,13 +78,43 @@ function chosenPlan<R extends Resource, K extends BaseKnowledge, P extends BaseP
   if (resource.spec.suspend) return kind.report(resource, knowledge, suspended(generation), now);
   if (knowledge.problem !== undefined)
     return kind.report(resource, knowledge, problemChange(knowledge.problem, generation), now);
-  const plan = kind.plan(resource, knowledge, now);
+  const plan = unfoundFirst(kind, resource, knowledge, kind.plan(resource, knowledge, now), now);
   const known = kind.externalId !== undefined && (plan.status as Record<string, unknown>)[kind.externalId];
   return !held && (plan.actions.length > 0 || known !== undefined) ? { ...plan, addsFinalizer: true } : plan;
 }
 
 /** How long the service keeps an Idempotency-Key's answer (spec: 24 h): until then a call may still act. */
 const replayableMs = 24 * 3600_000;
+
+/** The intents the lookup found no trace of whose key may still act (see `beforeRelease`). */
+function unfound(resource: Resource, now: Date): Intent[] {
+  return (resource.status?.intents ?? []).filter(
+    (i) => i.state === "NotFound" && now.getTime() - Date.parse(i.since) < replayableMs,
+  );
+}
+
+/**
+ * A plan's call of an operation whose last call the lookup found no trace of, made under another
+ * key (the spec changed while that call was in doubt): the earlier call is sent first, identical,
+ * so the service's answer settles it (a replay, in progress, or done now) before a second call
+ * could act too. The plan after it brings the object to the spec. Pure.
+ */
+function unfoundFirst<R extends Resource, K extends BaseKnowledge, P extends BasePlan<unknown>>(
+  kind: Plans<R, K, P>,
+  resource: R,
+  knowledge: K,
+  plan: P,
+  now: Date,
+): P {
+  const earlier = kind.reask === undefined ? [] : unfound(resource, now);
+  if (earlier.length === 0) return plan;
+  const actions = plan.actions.map((action) => {
+    const call = (action as { intent?: { operation: string; key: string } }).intent;
+    const first = earlier.find((i) => i.operation === call?.operation && i.key !== call.key);
+    return (first && kind.reask?.(first, resource, knowledge)) ?? action;
+  });
+  return { ...plan, actions };
+}
 
 /**
  * A cleanup plan about to release, while a call the lookup found no trace of (`NotFound`) may
@@ -101,10 +131,8 @@ function beforeRelease<R extends Resource, K extends BaseKnowledge, P extends Ba
   now: Date,
 ): P {
   if (plan.release === undefined || kind.reask === undefined) return plan;
-  for (const intent of resource.status?.intents ?? []) {
-    const age = now.getTime() - Date.parse(intent.since);
-    const action =
-      intent.state === "NotFound" && age < replayableMs ? kind.reask(intent, resource, knowledge) : undefined;
+  for (const intent of unfound(resource, now)) {
+    const action = kind.reask(intent, resource, knowledge);
     if (action === undefined) continue;
     const generation = resource.metadata.generation ?? 0;
     const asking = reconciling(

@@ -57,21 +57,6 @@ export function mayHaveCreated(
 }
 
 /**
- * A create the lookup found nothing of (its intent ended NotFound): sent again as it was, under its
- * own key and input, so a call still running at the service is answered by the service (in
- * progress, then its answer) instead of making a second object. Undefined when there is none.
- */
-export function unfoundCreate(
-  status: { intents?: Intent[] | undefined } | undefined,
-  operation: string,
-): (IntentCall & { name: string }) | undefined {
-  const intent = intentsOf(status).find((i) => i.operation === operation && i.state === "NotFound");
-  const input = intent === undefined ? undefined : inputOf<{ name: string }>(intent);
-  if (intent === undefined || typeof input?.name !== "string") return undefined;
-  return { operation, input, key: intent.key, attempt: intent.attempt, name: input.name };
-}
-
-/**
  * What a Pending create recorded it makes (the name, and an App's project): a create whose outcome
  * is unknown is looked up by that, never by what the spec says now (a rename may have followed).
  */

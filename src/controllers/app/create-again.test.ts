@@ -4,9 +4,9 @@ import type { Intent } from "../../api/intents.ts";
 import { canonicalJson } from "../../hosting/index.ts";
 import { planFor } from "../skeleton/cleanup.ts";
 import { anApp, desiredOf, knowledgeOf, now, polls } from "./builders.test-support.ts";
+import { reaskAppIntent } from "./create-again.ts";
 import type { AppKnowledge } from "./memory.ts";
 import { appPlans } from "./plan.ts";
-import { reaskAppIntent } from "./settle.ts";
 
 const withSecret = anApp({ env: [{ name: "TOKEN", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }] });
 const secrets = (value: string) => ({ "s/k": value });
