@@ -42,7 +42,7 @@ export function recordedBody(body: CreateAppInput, desired: DesiredApp): Record<
  * The very body a create intent sent, rebuilt from its record and today's Secret values: undefined
  * when it recorded none, or a secret value changed since (its digest no longer matches).
  */
-export function sentBody(intent: Intent, desired: DesiredApp | undefined): CreateAppInput | undefined {
+function sentBody(intent: Intent, desired: DesiredApp | undefined): CreateAppInput | undefined {
   const parsed = recordedBodySchema.safeParse(inputOf<{ body: unknown }>(intent)?.body);
   if (!parsed.success || desired === undefined) return undefined;
   const values = new Map(desired.env.filter((e) => e.secret).map((e) => [`${e.name}\0${e.digest}`, e.value]));
@@ -63,7 +63,7 @@ export function sentBody(intent: Intent, desired: DesiredApp | undefined): Creat
 }
 
 /** The create action that sends a create intent's call again, identical; undefined when it can't be rebuilt. */
-export function createSentAgain(
+function createSentAgain(
   intent: Intent,
   desired: DesiredApp | undefined,
 ): Extract<AppAction, { type: "create" }> | undefined {
@@ -91,8 +91,8 @@ export function createAppKey(
 
 /**
  * A create the lookup found no trace of, sent again, identical, so the service's answer settles it
- * before a deletion releases (see `cleanup.ts`): the body its intent recorded (see
- * `create-again.ts`), else today's spec when it rebuilds the very request its key was made from (an
+ * before a deletion releases or another create is sent (see `cleanup.ts`): the body its intent
+ * recorded, else today's spec when it rebuilds the very request its key was made from (an
  * intent of an earlier version). Undefined when neither can (a secret or, for an earlier intent,
  * the spec or the UID changed since). Pure.
  */
