@@ -7,6 +7,7 @@ import type { Checker } from "./invariants.ts";
 import { retried } from "./load.ts";
 import type { ServiceReader } from "./service.ts";
 import type { RequestRecord, SimulatorProcess } from "./simulator.ts";
+import type { SpendHistory } from "./spend.ts";
 
 /** Every resource of every kind, read one kind after the other (through a control-plane restart). */
 export async function readCluster(cluster: Cluster): Promise<Map<Kind, Resource[]>> {
@@ -53,6 +54,8 @@ export interface Readers {
   /** The deleting and stopping calls the service acted on, for no-destroy-while-managed. */
   destroys: DestroyLog;
   clock: SimClock;
+  /** The namespace with a SpendLimit, for spend-within-limit. */
+  spend?: SpendHistory;
   logger: Logger;
   /** Wall-clock ms the run started, for the time of a failed check. */
   startedAt: number;
@@ -64,7 +67,10 @@ export async function checkOnce(readers: Readers): Promise<string | undefined> {
   try {
     readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
     const serviceReadAt = Date.now();
-    readers.checker.observeService(await readers.service.snapshot(), serviceReadAt);
+    const snapshot = await readers.service.snapshot();
+    readers.checker.observeService(snapshot, serviceReadAt);
+    readers.spend?.observe(snapshot, serviceReadAt);
+    readers.spend?.addProvisions(await readers.simulator.requests("provisionServers"));
     await readers.creates.collect(readers.simulator);
     await readers.destroys.collect(readers);
     return undefined;
