@@ -5,7 +5,9 @@ import {
   cluster,
   copyOf,
   inCluster,
+  placedAt,
   project,
+  provision,
   ready,
   serverOrder,
   serverPrice,
@@ -14,8 +16,7 @@ import {
   world,
 } from "./invariant-fixtures.ts";
 import { type InvariantName, invariantNames } from "./invariant-names.ts";
-import type { RequestRecord } from "./simulator.ts";
-import { planSpendLimit, SpendHistory } from "./spend.ts";
+import { SpendHistory } from "./spend.ts";
 
 /**
  * For each invariant, one history told twice: `broken` breaks exactly that invariant, otherwise
@@ -27,28 +28,6 @@ interface History {
 }
 
 const ago = (ms: number) => Date.now() - ms;
-
-/** The service's orders with the creation times given (simulated ms), as it lists them. */
-function placedAt(snapshot: ReturnType<typeof service>, createdAt: Record<string, number>) {
-  return {
-    ...snapshot,
-    orders: snapshot.orders.map((o) => ({ ...o, createdAt: new Date(createdAt[o.id] ?? 0).toISOString() })),
-  };
-}
-
-/** A provisionServers call in the simulator's log. */
-function provision(requestId: string, at: number, status = 202, replayed = false): RequestRecord {
-  return {
-    at: new Date(at).toISOString(),
-    path: "/v1/servers/provision",
-    requestId,
-    operation: "provisionServers",
-    status,
-    keyId: null,
-    replayed,
-    dropped: false,
-  };
-}
 
 const histories: Record<InvariantName, History> = {
   "one-object-per-resource": {
@@ -202,24 +181,30 @@ const histories: Record<InvariantName, History> = {
     },
   },
   "spend-within-limit": {
-    story: "room for two servers: a growth order of one is placed while neither of the first two has left",
+    story: "room for two servers: a growth order of one is placed while both first servers still run",
     run(broken) {
-      const { ledger, violations, found } = world(serverOrder({ count: 2 }));
+      const so = serverOrder({ count: 2 });
+      const { ledger, violations, found } = world(so);
       const history = new SpendHistory(
         { namespace: "ns", name: "limit", limitMicros: 2 * serverPrice },
         ledger,
       );
       const t0 = ago(60_000);
+      const cost = { hourly: { amount: "0.1040", currency: "USD" } };
+      const holding = (status: Record<string, unknown>) =>
+        cluster({ kind: "ServerOrder", resource: inCluster(so, { orderId: "ord_1", cost, ...status }) });
       const first = { id: "ord_1", servers: ["running", "running"] };
-      history.observe(placedAt(service({ orders: [first] }), { ord_1: t0 }), t0 + 10_000);
-      const second = broken ? ["running", "running"] : ["running", "deprovisioning"];
-      history.observe(
-        placedAt(service({ orders: [{ ...first, servers: second }] }), { ord_1: t0 }),
-        t0 + 20_000,
-      );
-      const orders = [first, { id: "ord_2", state: "provisioning", count: 1, servers: [] }];
-      history.observe(placedAt(service({ orders }), { ord_1: t0, ord_2: t0 + 30_000 }), t0 + 40_000);
-      history.addProvisions([provision("req_1", t0), provision("req_2", t0 + 30_000)]);
+      history.observeCluster(holding({}), t0 + 10_000);
+      history.observeService(placedAt(service({ orders: [first] }), { ord_1: t0 }), t0 + 10_000);
+      // Shrunk by one before the growth (the server left), or not.
+      const shrunk = { ...first, servers: broken ? ["running", "running"] : ["running", "deprovisioning"] };
+      const grown = holding({ growthOrders: [{ id: "ord_2", count: 1 }] });
+      const orders = [shrunk, { id: "ord_2", state: "provisioning", count: 1, servers: [] }];
+      history.observeCluster(holding({}), t0 + 20_000);
+      history.observeService(placedAt(service({ orders: [shrunk] }), { ord_1: t0 }), t0 + 20_000);
+      history.observeCluster(grown, t0 + 40_000);
+      history.observeService(placedAt(service({ orders }), { ord_1: t0, ord_2: t0 + 30_000 }), t0 + 40_000);
+      history.addCalls([provision("req_1", t0), provision("req_2", t0 + 30_000)]);
       history.check((sim) => sim, violations);
       return found();
     },
@@ -395,79 +380,5 @@ describe("the cost cap over a whole ServerOrder", () => {
     expect(violation?.detail).toContain(`${((3 * serverPrice) / 1e6).toFixed(2)}/h together`);
     expect(violation?.detail).toContain("ord_1");
     expect(violation?.detail).toContain("ord_2");
-  });
-});
-
-describe("spend within the namespace's limit", () => {
-  const run = (provisions: (t0: number) => RequestRecord[], apps: { state: string }[] = []) => {
-    const app = project("p-0");
-    const { ledger, violations, found } = world(serverOrder({ count: 2 }), {
-      ...app,
-      kind: "App",
-      name: "app-0",
-      key: "ns/App/app-0",
-      spec: { instances: { min: 1, max: 3 } },
-    });
-    const history = new SpendHistory(
-      { namespace: "ns", name: "limit", limitMicros: 2 * serverPrice },
-      ledger,
-    );
-    const t0 = ago(60_000);
-    const orders = [{ id: "ord_1", servers: [] as string[], state: "provisioning", count: 2 }];
-    const snapshot = placedAt(service({ orders }), { ord_1: t0 + 5_000 });
-    const listed = {
-      ...snapshot,
-      apps: apps.map((a) => ({
-        id: "app_1",
-        name: "ns.app-0",
-        projectId: "prj_1",
-        config: { image: "nginx:1.27", instances: { min: 1, max: 3 } },
-        ...a,
-      })),
-    };
-    // Listed before and after the order: not running all along (or running all along).
-    history.observe(listed, t0);
-    history.observe(listed, t0 + 10_000);
-    history.addProvisions(provisions(t0));
-    history.check((sim) => sim, violations);
-    return { found: found(), detail: violations.list()[0]?.detail };
-  };
-
-  it("counts only orders the service placed for a call: not a dry run, not a replay", () => {
-    expect(run((t0) => [provision("req_1", t0 + 5_000)]).found).toEqual([]);
-    const dry = run((t0) => [provision("req_0", t0 + 5_000, 200), provision("req_1", t0 + 5_000, 202, true)]);
-    expect(dry.found).toEqual([]);
-  });
-
-  it("counts an App not yet running at appReserve × instances.max, not once it runs, and names the call", () => {
-    const { found, detail } = run((t0) => [provision("req_1", t0 + 5_000)], [{ state: "building" }]);
-    expect(found).toEqual(["spend-within-limit"]);
-    expect(detail).toContain("provisionServers req_1 placed ord_1");
-    expect(detail).toContain("app app_1 (ns.app-0) 0.30");
-    expect(run((t0) => [provision("req_1", t0 + 5_000)], [{ state: "running" }]).found).toEqual([]);
-    // Created stopped: berth takes no room for it.
-    expect(run((t0) => [provision("req_1", t0 + 5_000)], [{ state: "stopped" }]).found).toEqual([]);
-  });
-
-  it("sets the first namespace's limit 15 % above its orders within budget at their first counts", () => {
-    const within = serverOrder({ count: 2 });
-    const over = {
-      ...serverOrder({ count: 3, overBudget: true }),
-      name: "so-over",
-      key: "ns/ServerOrder/so-over",
-    };
-    const elsewhere = { ...serverOrder({ count: 4 }), namespace: "other", key: "other/ServerOrder/so" };
-    const limit = planSpendLimit({
-      namespaces: [
-        { name: "ns", credentials: "own" },
-        { name: "other", credentials: "own" },
-      ],
-      resources: [within, over, elsewhere],
-    });
-    expect(limit).toEqual({
-      namespace: "ns",
-      name: "limit",
-      limitMicros: Math.ceil((2 * serverPrice * 1.15) / 10_000) * 10_000,
-    });
   });
 });

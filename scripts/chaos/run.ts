@@ -8,7 +8,7 @@ import { FaultDriver, type FaultEvent, planFaults, steadyFaults, tallyFaults } f
 import { actionableReasons, Checker } from "./invariants.ts";
 import { Ledger, Violations } from "./ledger.ts";
 import { type LoadCounts, LoadGenerator, timeline } from "./load.ts";
-import { CreateLog, checkUntil, type Readers, readCluster } from "./observer.ts";
+import { CreateLog, checkUntil, collectOrderingCalls, type Readers, readCluster } from "./observer.ts";
 import type { ChaosOptions } from "./options.ts";
 import { ownershipResources } from "./ownership-plan.ts";
 import { type CredentialStyle, decimal, type LoadPlan } from "./plan.ts";
@@ -197,11 +197,10 @@ async function settle(run: Run): Promise<{ convergedAt: number | undefined; unse
   const reading = await finalReading(readers);
   if (reading !== undefined) {
     checker.finalCheck(reading.snapshot, reading.at);
-    readers.spend?.observe(reading.snapshot, reading.at);
   } else run.problems.push("the final reading of the cluster and the service failed");
   await readers.destroys.collect(readers);
   if (readers.spend !== undefined) {
-    readers.spend.addProvisions(await readers.simulator.requests("provisionServers"));
+    await collectOrderingCalls(readers);
     run.spend = readers.spend.check((sim) => readers.clock.toWall(sim), violations);
   }
   checkDestroys(readers.destroys.all(), run.ledger.created(), violations);
@@ -275,7 +274,9 @@ async function converge(readers: Readers, timeoutMs: number): Promise<number | u
   while (Date.now() < deadline) {
     const readAt = Date.now();
     try {
-      readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
+      const lists = await readCluster(readers.cluster);
+      readers.checker.observeCluster(lists, readAt);
+      readers.spend?.observeCluster(lists, readAt);
       if (readers.checker.unsettled().length === 0) return readAt;
     } catch (error) {
       readers.logger.warn({ error: String(error) }, "cluster reading failed while converging");
@@ -290,9 +291,13 @@ async function finalReading(readers: Readers) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const readAt = Date.now();
     try {
-      readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
+      const lists = await readCluster(readers.cluster);
+      readers.checker.observeCluster(lists, readAt);
       const at = Date.now();
-      return { snapshot: await readers.service.snapshot(), at };
+      const snapshot = await readers.service.snapshot();
+      readers.spend?.observeCluster(lists, readAt);
+      readers.spend?.observeService(snapshot, at);
+      return { snapshot, at };
     } catch (error) {
       readers.logger.warn({ error: String(error) }, "final reading failed; trying again");
       await sleep(2000);
