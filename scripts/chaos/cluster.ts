@@ -129,6 +129,12 @@ export class Cluster {
     await ignoreNotFound(this.#client.call("DELETE", `/api/v1/namespaces/${namespace}/secrets/${name}`));
   }
 
+  /** A namespace's SpendLimit, written as a platform admin would. */
+  async createSpendLimit(namespace: string, name: string, spec: Record<string, unknown>): Promise<void> {
+    const body = { apiVersion, kind: "SpendLimit", metadata: { name, namespace }, spec };
+    await this.#client.call("POST", `/apis/${apiVersion}/namespaces/${namespace}/spendlimits`, { body });
+  }
+
   async create(kind: Kind, namespace: string, name: string, spec: Record<string, unknown>): Promise<void> {
     const body = { apiVersion, kind, metadata: { name, namespace }, spec };
     await this.#client.call("POST", collection(kind, namespace), { body });

@@ -6,6 +6,7 @@ import { Checker } from "./invariants.ts";
 import { Ledger, type Tracked, Violations } from "./ledger.ts";
 import { type PlannedResource, resourceKey, signatureOf } from "./plan.ts";
 import type { ServiceOrder, ServiceSnapshot } from "./service.ts";
+import type { RequestRecord } from "./simulator.ts";
 
 const type = instanceTypes.find((t) => t.csp === "native" && t.gpu === 0);
 if (type === undefined) throw new Error("no native instance type in the catalog");
@@ -158,5 +159,33 @@ export function service(
     servers: orders.flatMap((o) =>
       o.servers.map((state, i) => ({ address: `0x${o.id}${i}`, orderId: o.id, state })),
     ),
+  };
+}
+
+/** The service's orders with the creation times given (simulated ms), as it lists them. */
+export function placedAt(snapshot: ServiceSnapshot, createdAt: Record<string, number>): ServiceSnapshot {
+  return {
+    ...snapshot,
+    orders: snapshot.orders.map((o) => ({ ...o, createdAt: new Date(createdAt[o.id] ?? 0).toISOString() })),
+  };
+}
+
+/** An ordering call in the simulator's log (a provisionServers by default). */
+export function provision(
+  requestId: string,
+  at: number,
+  status = 202,
+  replayed = false,
+  operation = "provisionServers",
+): RequestRecord {
+  return {
+    at: new Date(at).toISOString(),
+    path: operation === "provisionServers" ? "/v1/servers/provision" : "/v1/servers/0xab/replace",
+    requestId,
+    operation,
+    status,
+    keyId: null,
+    replayed,
+    dropped: false,
   };
 }

@@ -9,6 +9,7 @@ export const invariantNames = [
   "orphan-keeps-object",
   "order-within-maxHourlyCost",
   "order-only-when-approved",
+  "spend-within-limit",
   "servers-equal-count",
   "annotation-echoed-within-a-minute",
   "stalled-makes-few-calls",

@@ -5,7 +5,9 @@ import {
   cluster,
   copyOf,
   inCluster,
+  placedAt,
   project,
+  provision,
   ready,
   serverOrder,
   serverPrice,
@@ -14,6 +16,7 @@ import {
   world,
 } from "./invariant-fixtures.ts";
 import { type InvariantName, invariantNames } from "./invariant-names.ts";
+import { SpendHistory } from "./spend.ts";
 
 /**
  * For each invariant, one history told twice: `broken` breaks exactly that invariant, otherwise
@@ -174,6 +177,35 @@ const histories: Record<InvariantName, History> = {
       const { checker, tracked, found } = world(so);
       if (broken) tracked(so).approvals = [{ at: ago(120_000), approved: false }];
       checker.observeService(service({ orders: [{ id: "ord_1", servers: ["running"] }] }), ago(0));
+      return found();
+    },
+  },
+  "spend-within-limit": {
+    story: "room for two servers: a growth order of one is placed while both first servers still run",
+    run(broken) {
+      const so = serverOrder({ count: 2 });
+      const { ledger, violations, found } = world(so);
+      const history = new SpendHistory(
+        { namespace: "ns", name: "limit", limitMicros: 2 * serverPrice },
+        ledger,
+      );
+      const t0 = ago(60_000);
+      const cost = { hourly: { amount: "0.1040", currency: "USD" } };
+      const holding = (status: Record<string, unknown>) =>
+        cluster({ kind: "ServerOrder", resource: inCluster(so, { orderId: "ord_1", cost, ...status }) });
+      const first = { id: "ord_1", servers: ["running", "running"] };
+      history.observeCluster(holding({}), t0 + 10_000);
+      history.observeService(placedAt(service({ orders: [first] }), { ord_1: t0 }), t0 + 10_000);
+      // Shrunk by one before the growth (the server left), or not.
+      const shrunk = { ...first, servers: broken ? ["running", "running"] : ["running", "deprovisioning"] };
+      const grown = holding({ growthOrders: [{ id: "ord_2", count: 1 }] });
+      const orders = [shrunk, { id: "ord_2", state: "provisioning", count: 1, servers: [] }];
+      history.observeCluster(holding({}), t0 + 20_000);
+      history.observeService(placedAt(service({ orders: [shrunk] }), { ord_1: t0 }), t0 + 20_000);
+      history.observeCluster(grown, t0 + 40_000);
+      history.observeService(placedAt(service({ orders }), { ord_1: t0, ord_2: t0 + 30_000 }), t0 + 40_000);
+      history.addCalls([provision("req_1", t0), provision("req_2", t0 + 30_000)]);
+      history.check((sim) => sim, violations);
       return found();
     },
   },

@@ -7,6 +7,7 @@ import type { Checker } from "./invariants.ts";
 import { retried } from "./load.ts";
 import type { ServiceReader } from "./service.ts";
 import type { RequestRecord, SimulatorProcess } from "./simulator.ts";
+import { orderingOperations, type SpendHistory } from "./spend.ts";
 
 /** Every resource of every kind, read one kind after the other (through a control-plane restart). */
 export async function readCluster(cluster: Cluster): Promise<Map<Kind, Resource[]>> {
@@ -53,6 +54,8 @@ export interface Readers {
   /** The deleting and stopping calls the service acted on, for no-destroy-while-managed. */
   destroys: DestroyLog;
   clock: SimClock;
+  /** The namespace with a SpendLimit, for spend-within-limit. */
+  spend?: SpendHistory;
   logger: Logger;
   /** Wall-clock ms the run started, for the time of a failed check. */
   startedAt: number;
@@ -62,9 +65,14 @@ export interface Readers {
 export async function checkOnce(readers: Readers): Promise<string | undefined> {
   const readAt = Date.now();
   try {
-    readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
+    const lists = await readCluster(readers.cluster);
+    readers.checker.observeCluster(lists, readAt);
+    readers.spend?.observeCluster(lists, readAt);
     const serviceReadAt = Date.now();
-    readers.checker.observeService(await readers.service.snapshot(), serviceReadAt);
+    const snapshot = await readers.service.snapshot();
+    readers.checker.observeService(snapshot, serviceReadAt);
+    readers.spend?.observeService(snapshot, serviceReadAt);
+    await collectOrderingCalls(readers);
     await readers.creates.collect(readers.simulator);
     await readers.destroys.collect(readers);
     return undefined;
@@ -73,6 +81,13 @@ export async function checkOnce(readers: Readers): Promise<string | undefined> {
     readers.logger.error({ error: String(error) }, "a check could not read everything; the run will fail");
     return reason;
   }
+}
+
+/** The ordering calls in the simulator's log, for spend-within-limit (before the log rolls over). */
+export async function collectOrderingCalls(readers: Pick<Readers, "spend" | "simulator">): Promise<void> {
+  const spend = readers.spend;
+  if (spend === undefined) return;
+  for (const operation of orderingOperations) spend.addCalls(await readers.simulator.requests(operation));
 }
 
 /** Checks every `intervalMs` until `stop` says so; returns why each check that failed did. */

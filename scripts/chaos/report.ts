@@ -1,5 +1,6 @@
 import type { FaultType } from "./faults.ts";
 import { invariantNames } from "./invariant-names.ts";
+import { decimal } from "./plan.ts";
 import type { ChaosResult } from "./run.ts";
 import type { Verdict } from "./verdict.ts";
 
@@ -106,6 +107,13 @@ export function formatReport(result: ChaosResult, verdict: Verdict): string {
     "objects ended",
     `${list(result.destroys)} (acted deletes and stops, for no-destroy-while-managed)`,
   );
+  if (result.spend !== undefined) {
+    const { limit, orders, peakMicros } = result.spend;
+    out += line(
+      "spend limit",
+      `${limit.namespace} ${decimal(limit.limitMicros)}/h: ${orders} orders placed there, each checked (at least ${decimal(peakMicros)}/h committed at the most)`,
+    );
+  }
   out += line(
     "invariant checks",
     `${result.checks.passes} readings of both sides, ${result.checks.skipped.length} skipped`,

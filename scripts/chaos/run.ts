@@ -8,15 +8,16 @@ import { FaultDriver, type FaultEvent, planFaults, steadyFaults, tallyFaults } f
 import { actionableReasons, Checker } from "./invariants.ts";
 import { Ledger, Violations } from "./ledger.ts";
 import { type LoadCounts, LoadGenerator, timeline } from "./load.ts";
-import { CreateLog, checkUntil, type Readers, readCluster } from "./observer.ts";
+import { CreateLog, checkUntil, collectOrderingCalls, type Readers, readCluster } from "./observer.ts";
 import type { ChaosOptions } from "./options.ts";
 import { ownershipResources } from "./ownership-plan.ts";
-import type { CredentialStyle, LoadPlan } from "./plan.ts";
+import { type CredentialStyle, decimal, type LoadPlan } from "./plan.ts";
 import { OperatorSupervisor } from "./processes.ts";
 import { Random } from "./random.ts";
 import { seededPlan } from "./seeded-plan.ts";
 import { ServiceReader } from "./service.ts";
 import type { SimStats } from "./simulator.ts";
+import { planSpendLimit, SpendHistory, type SpendSummary } from "./spend.ts";
 import type { RunRecord } from "./verdict.ts";
 
 export interface ChaosResult extends RunRecord {
@@ -32,6 +33,8 @@ export interface ChaosResult extends RunRecord {
   /** Deleting and stopping calls the service acted on, by operation (no-destroy-while-managed read them). */
   destroys: Map<string, number>;
   seen: Record<string, number>;
+  /** What spend-within-limit checked, when it could. */
+  spend: SpendSummary | undefined;
   /** Seconds from the end of the chaos until every resource settled; undefined when it timed out. */
   convergedSec: number | undefined;
   unsettled: string[];
@@ -68,10 +71,17 @@ interface Run {
   kills: number[];
   /** What went wrong in the run itself, for the verdict. */
   problems: string[];
+  spend?: SpendSummary;
 }
 
 async function underChaos(options: ChaosOptions, env: Environment, logger: Logger, startedAt: number) {
   const run = await prepare(options, env, logger, startedAt);
+  const limit = run.readers.spend?.limit;
+  if (limit !== undefined) {
+    await env.cluster.createSpendLimit(limit.namespace, limit.name, {
+      maxHourlyCost: decimal(limit.limitMicros),
+    });
+  }
   run.operator.start();
   try {
     const { skipped, killsFired, chaosEnd } = await chaos(run);
@@ -94,6 +104,7 @@ async function prepare(
   const ledger = new Ledger(plan, ownershipResources(ownership));
   const violations = new Violations(startedAt);
   const checker = new Checker(ledger, violations, actionableReasons());
+  const limit = planSpendLimit(plan);
   const readers: Readers = {
     cluster: env.cluster,
     service: new ServiceReader(env.simulator.baseUrl, env.checkerTokens),
@@ -102,6 +113,7 @@ async function prepare(
     creates: new CreateLog(),
     destroys: new DestroyLog(),
     clock: new SimClock(options.clockSpeed),
+    ...(limit === undefined ? {} : { spend: new SpendHistory(limit, ledger) }),
     logger,
     startedAt,
   };
@@ -183,9 +195,14 @@ async function settle(run: Run): Promise<{ convergedAt: number | undefined; unse
   await readers.creates.collect(run.env.simulator);
   if (convergedAt !== undefined) await checkStalledCallsNow(run);
   const reading = await finalReading(readers);
-  if (reading !== undefined) checker.finalCheck(reading.snapshot, reading.at);
-  else run.problems.push("the final reading of the cluster and the service failed");
+  if (reading !== undefined) {
+    checker.finalCheck(reading.snapshot, reading.at);
+  } else run.problems.push("the final reading of the cluster and the service failed");
   await readers.destroys.collect(readers);
+  if (readers.spend !== undefined) {
+    await collectOrderingCalls(readers);
+    run.spend = readers.spend.check((sim) => readers.clock.toWall(sim), violations);
+  }
   checkDestroys(readers.destroys.all(), run.ledger.created(), violations);
   checkConverged(convergedAt, unsettled, options.convergenceTimeoutSec, violations);
   return { convergedAt, unsettled };
@@ -215,6 +232,7 @@ async function summarize(
     stats: await run.env.simulator.stats(),
     creates: { acted: readers.creates.acted(), dropped: readers.creates.dropped() },
     destroys: readers.destroys.byOperation(),
+    spend: run.spend,
     seen: Object.fromEntries(Object.entries(checker.seen).map(([kind, ids]) => [kind, ids.size])),
     checks: { passes: checker.passes, skipped: phases.skipped },
     violations: run.violations.list(),
@@ -256,7 +274,9 @@ async function converge(readers: Readers, timeoutMs: number): Promise<number | u
   while (Date.now() < deadline) {
     const readAt = Date.now();
     try {
-      readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
+      const lists = await readCluster(readers.cluster);
+      readers.checker.observeCluster(lists, readAt);
+      readers.spend?.observeCluster(lists, readAt);
       if (readers.checker.unsettled().length === 0) return readAt;
     } catch (error) {
       readers.logger.warn({ error: String(error) }, "cluster reading failed while converging");
@@ -271,9 +291,13 @@ async function finalReading(readers: Readers) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const readAt = Date.now();
     try {
-      readers.checker.observeCluster(await readCluster(readers.cluster), readAt);
+      const lists = await readCluster(readers.cluster);
+      readers.checker.observeCluster(lists, readAt);
       const at = Date.now();
-      return { snapshot: await readers.service.snapshot(), at };
+      const snapshot = await readers.service.snapshot();
+      readers.spend?.observeCluster(lists, readAt);
+      readers.spend?.observeService(snapshot, at);
+      return { snapshot, at };
     } catch (error) {
       readers.logger.warn({ error: String(error) }, "final reading failed; trying again");
       await sleep(2000);

@@ -54,3 +54,30 @@ describe("A failed server", () => {
     expectError(await h.api.post(`/servers/${address}/replace`, {}), 409, "invalid_state");
   });
 });
+
+describe("A repriced server", () => {
+  const h = useSimulator();
+
+  it("is charged its new price from then on, running or hibernated, after PUT /_sim/servers/{address}/price", async () => {
+    const placed = await h.api.post<Order>("/servers/provision", { ...small, count: 1, dryRun: false });
+    expect(placed.status).toBe(202);
+    h.sim.advanceClock(20);
+    const address = (await h.api.get<Page<Server>>("/servers")).body.items[0]?.address ?? "";
+    const priced = await fetch(`${h.simulator.controlUrl}/servers/${address}/price`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ hourlyPrice: "0.0800" }),
+    });
+    expect([priced.status, await priced.json()]).toEqual([200, { hourlyPrice: "0.0800" }]);
+    expect((await h.api.get<Server>(`/servers/${address}`)).body).toMatchObject({
+      hourlyCost: "0.0800",
+      currentHourlyCost: "0.0800",
+    });
+    await h.api.post("/servers/power", { addresses: [address], action: "hibernate" });
+    h.sim.advanceClock(20);
+    expect((await h.api.get<Server>(`/servers/${address}`)).body).toMatchObject({
+      currentHourlyCost: "0.0080",
+    });
+    expect(() => h.sim.repriceServer(`0x${"0".repeat(40)}`, 1)).toThrow();
+  });
+});

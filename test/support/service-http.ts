@@ -16,6 +16,7 @@ export function serviceHttp(baseUrl: string, token: string) {
   return {
     get: <T>(path: string) => send<T>("GET", path),
     post: <T>(path: string, body: unknown) => send<T>("POST", path, body),
+    patch: <T>(path: string, body: unknown) => send<T>("PATCH", path, body),
     delete: <T>(path: string) => send<T>("DELETE", path),
     /** Every item of a list, over all pages: pages may be short or empty, and only a null cursor ends it. */
     async items<T>(path: string): Promise<T[]> {

@@ -46,8 +46,10 @@ export function commitmentDone(
   if (now.getTime() - Date.parse(commitment.since) > ttlMs) return true;
   const hourly = toMicros(commitment.hourly) ?? 0n;
   if (holder.cost !== undefined && holder.cost >= hourly) return true;
-  // Ready since after the call, with a stated cost: the service's word replaces the reserve.
-  return holder.cost !== undefined && holder.readySince !== undefined && holder.readySince > commitment.since;
+  // Ready since after the call, with a stated cost: the service's word replaces the reserve. Compared
+  // as times: a condition's time has whole seconds (a Ready in the call's second may be from before it).
+  const readyAt = holder.readySince === undefined ? Number.NaN : Date.parse(holder.readySince);
+  return holder.cost !== undefined && readyAt > Date.parse(commitment.since);
 }
 
 /** What the namespace spends: each resource's stated cost, or its open commitment where that is more. */

@@ -150,6 +150,12 @@ export const controlRoutes: readonly ControlRoute[] = [
       return noContent;
     },
   }),
+  route({
+    method: "PUT",
+    path: "/servers/{address}/price",
+    body: z.object({ hourlyPrice: money }).strict(),
+    handle: (c) => ok({ hourlyPrice: c.sim.repriceServer(c.param("address"), c.body.hourlyPrice) }),
+  }),
   route({ method: "GET", path: "/clock", handle: (c) => ok(c.sim.clock()) }),
   route({
     method: "POST",

@@ -3,7 +3,7 @@ import { addKey, addUser } from "../domain/accounts.ts";
 import { resumeWaiting } from "../domain/apps.ts";
 import { accrue, scheduleExhaustion } from "../domain/billing.ts";
 import { BUILD_STEPS } from "../domain/builds.ts";
-import { failServer } from "../domain/servers.ts";
+import { failServer, repriceServer } from "../domain/servers.ts";
 import { notFound, validationFailed } from "../errors.ts";
 import { type ActiveFault, type FaultTargets, faultProblems, faultSchema } from "../faults.ts";
 import { parseWith } from "../http/inputs.ts";
@@ -248,6 +248,19 @@ export class SimControl {
     const server = world.servers.get(address.toLowerCase());
     if (server === undefined) throw notFound("server", address);
     failServer(world, server, world.settle());
+  }
+
+  /**
+   * The provider raises (or lowers) a server's price: it is charged `hourlyPrice` per hour from now
+   * on, running or hibernated (10 % of it), as the provider repricing a machine. Returns the new price.
+   */
+  repriceServer(address: string, hourlyPrice: number | string): string {
+    const world = this.#world;
+    const server = world.servers.get(address.toLowerCase());
+    if (server === undefined) throw notFound("server", address);
+    const micros = toMicros(parseWith(money, hourlyPrice, "hourlyPrice"));
+    repriceServer(world, server, micros, world.settle());
+    return formatMoney(server.hourlyPrice);
   }
 
   setCapacity(zone: string, available: boolean): void {

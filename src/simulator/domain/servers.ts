@@ -143,6 +143,13 @@ export function failServer(world: World, server: Server, now: number): void {
   setServerState(world, server, "failed", now);
 }
 
+/** The provider's price for the server changes: it is charged `hourlyPrice` (micros) from `now` on. */
+export function repriceServer(world: World, server: Server, hourlyPrice: number, now: number): void {
+  changeSpend(world, world.users.get(server.ownerId), now, () => {
+    server.hourlyPrice = hourlyPrice;
+  });
+}
+
 /** Retires or deprovisions a server: it stops costing at once and disappears after `power` seconds. */
 export function removeServer(
   world: World,

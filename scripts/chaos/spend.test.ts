@@ -1,0 +1,163 @@
+import { describe, expect, it } from "vitest";
+import {
+  cluster,
+  inCluster,
+  placedAt,
+  provision,
+  serverOrder,
+  serverPrice,
+  service,
+  world,
+} from "./invariant-fixtures.ts";
+import type { PlannedResource } from "./plan.ts";
+import type { RequestRecord } from "./simulator.ts";
+import { planSpendLimit, SpendHistory } from "./spend.ts";
+
+const t0 = Date.now() - 60_000;
+const cost = { hourly: { amount: "0.1040", currency: "USD" } };
+const first = serverOrder({ count: 2 });
+const second: PlannedResource = { ...serverOrder({ count: 1 }), name: "so-2", key: "ns/ServerOrder/so-2" };
+
+interface Story {
+  /** ord_1 (first, 2 servers) placed at t0 + 1 s; ord_2 (second, 1 server) placed at t0 + 15 s. */
+  calls?: RequestRecord[];
+  /** ord_1's server states in the readings at t0 + 10 s and t0 + 20 s. */
+  servers?: [string[], string[]];
+  /** How `first` is listed in the readings at t0 + 10 s and t0 + 20 s. */
+  holder?: [
+    { uid?: string; deleting?: boolean; absent?: boolean },
+    { uid?: string; deleting?: boolean; absent?: boolean },
+  ];
+  ord1State?: string;
+  /** Another namespace's order made at the very moment of ord_2. */
+  elsewhere?: boolean;
+}
+
+/** Room for two servers: `first` holds two, `second` orders one more at t0 + 15 s. */
+function story(s: Story = {}) {
+  const { ledger, violations, found } = world(first, second);
+  const history = new SpendHistory({ namespace: "ns", name: "limit", limitMicros: 2 * serverPrice }, ledger);
+  const calls = s.calls ?? [provision("req_1", t0 + 1_000), provision("req_2", t0 + 15_000)];
+  const [early, late] = s.servers ?? [
+    ["running", "running"],
+    ["running", "running"],
+  ];
+  const holders = s.holder ?? [{}, {}];
+  const times = [t0 + 10_000, t0 + 20_000];
+  times.forEach((at, i) => {
+    const h = holders[i] ?? {};
+    const held = inCluster(first, { orderId: "ord_1", cost }, undefined, h.deleting === true);
+    const firstListed = { ...held, metadata: { ...held.metadata, uid: h.uid ?? held.metadata.uid } };
+    const secondListed = inCluster(second, i === 1 ? { orderId: "ord_2" } : {});
+    const resources = [
+      ...(h.absent === true ? [] : [{ kind: "ServerOrder" as const, resource: firstListed }]),
+      { kind: "ServerOrder" as const, resource: secondListed },
+    ];
+    history.observeCluster(cluster(...resources), at);
+    const orders = [
+      { id: "ord_1", state: s.ord1State ?? "completed", count: 2, servers: i === 0 ? early : late },
+    ];
+    if (i === 1) orders.push({ id: "ord_2", state: "provisioning", count: 1, servers: [] });
+    if (i === 1 && s.elsewhere === true)
+      orders.push({ id: "ord_9", state: "provisioning", count: 3, servers: [] });
+    // With another namespace's order at the call's moment, this one's came a little later (no call of its own).
+    const created = {
+      ord_1: t0 + 1_000,
+      ord_2: t0 + (s.elsewhere === true ? 15_600 : 15_000),
+      ord_9: t0 + 15_000,
+    };
+    history.observeService(placedAt(service({ orders }), created), at);
+  });
+  history.addCalls(calls);
+  const summary = history.check((sim) => sim, violations);
+  return { found: found(), detail: violations.list()[0]?.detail, summary };
+}
+
+describe("spend within the namespace's limit", () => {
+  it("finds a call that takes the namespace past its limit, and names the call and what was counted", () => {
+    const { found, detail, summary } = story();
+    expect(found).toEqual(["spend-within-limit"]);
+    expect(detail).toContain("provisionServers req_2 placed ord_2 (1 × 0.0520/h)");
+    expect(detail).toContain("order ord_1 0.1040");
+    expect(summary).toMatchObject({ orders: 2, peakMicros: 3 * serverPrice });
+  });
+
+  it("counts only calls the service acted on: not a dry run, not a replay", () => {
+    const dry = [provision("req_1", t0 + 1_000), provision("req_2", t0 + 15_000, 200)];
+    expect(story({ calls: dry }).found).toEqual([]);
+    const replayed = [provision("req_1", t0 + 1_000), provision("req_2", t0 + 15_000, 202, true)];
+    expect(story({ calls: replayed }).found).toEqual([]);
+  });
+
+  it("counts a replacement as an order of its own", () => {
+    const calls = [
+      provision("req_1", t0 + 1_000),
+      provision("req_2", t0 + 15_000, 202, false, "replaceServer"),
+    ];
+    expect(story({ calls }).detail).toContain("replaceServer req_2 placed ord_2");
+  });
+
+  it("counts a server at what the service charges on both sides of the call: hibernated at its disk, leaving at nothing", () => {
+    const hibernated: [string[], string[]] = [
+      ["hibernated", "hibernated"],
+      ["hibernated", "hibernated"],
+    ];
+    expect(story({ servers: hibernated }).found).toEqual([]);
+    // One of them still ran: 1.1 servers' worth and the new one pass two.
+    expect(
+      story({
+        servers: [
+          ["running", "hibernated"],
+          ["running", "hibernated"],
+        ],
+      }).found,
+    ).toEqual(["spend-within-limit"]);
+    // Hibernated between the readings: when is not known, so the lesser charge counts.
+    const between: [string[], string[]] = [
+      ["running", "running"],
+      ["hibernated", "hibernated"],
+    ];
+    expect(story({ servers: between }).found).toEqual([]);
+    expect(story({ servers: [["running", "deprovisioning"], ["running"]] }).found).toEqual([]);
+    expect(story({ ord1State: "failed" }).found).toEqual([]);
+  });
+
+  it("leaves out what berth no longer counts: a ServerOrder deleted (Orphan) or restored without status", () => {
+    expect(story({ holder: [{}, { deleting: true }] }).found).toEqual([]);
+    expect(story({ holder: [{}, { absent: true }] }).found).toEqual([]);
+    expect(story({ holder: [{ uid: "restored" }, { uid: "restored" }] }).found).toEqual([
+      "spend-within-limit",
+    ]);
+    expect(story({ holder: [{}, { uid: "restored" }] }).found).toEqual([]);
+  });
+
+  it("matches each call to the order made at its time, of whichever namespace", () => {
+    const calls = [provision("req_1", t0 + 1_000), provision("req_9", t0 + 15_000)];
+    // The call at that moment placed another namespace's order (the nearest), not ord_2 600 ms later.
+    expect(story({ calls, elsewhere: true }).found).toEqual([]);
+    const both = [...calls, provision("req_2", t0 + 15_600)];
+    expect(story({ calls: both, elsewhere: true }).detail).toContain("req_2 placed ord_2");
+  });
+
+  it("sets the first namespace's limit 15 % above its orders within budget at their first counts", () => {
+    const within = serverOrder({ count: 2 });
+    const over = {
+      ...serverOrder({ count: 3, overBudget: true }),
+      name: "so-over",
+      key: "ns/ServerOrder/so-over",
+    };
+    const elsewhere = { ...serverOrder({ count: 4 }), namespace: "other", key: "other/ServerOrder/so" };
+    const limit = planSpendLimit({
+      namespaces: [
+        { name: "ns", credentials: "own" },
+        { name: "other", credentials: "own" },
+      ],
+      resources: [within, over, elsewhere],
+    });
+    expect(limit).toEqual({
+      namespace: "ns",
+      name: "limit",
+      limitMicros: Math.ceil((2 * serverPrice * 1.15) / 10_000) * 10_000,
+    });
+  });
+});

@@ -1,0 +1,276 @@
+import { instanceTypes } from "../../src/simulator/catalog.ts";
+import { parseMoney } from "../../src/simulator/store/money.ts";
+import type { Kind, Resource } from "./cluster.ts";
+import type { Ledger, Violations } from "./ledger.ts";
+import type { LoadPlan } from "./plan.ts";
+import type { ServiceSnapshot } from "./service.ts";
+import type { RequestRecord } from "./simulator.ts";
+
+// spend-within-limit: berth's own spending calls never take the namespace with a SpendLimit past
+// it. Told from the service's side, as a lower bound of what berth must have counted when it made
+// each call: the request log says when berth placed an order or a replacement (a non-replayed 202;
+// a dry run answers 200) but not for whom, so each call is matched to the order the service lists
+// with that creation time, and the order to the namespace by the ServerOrder whose status lists it.
+// At each such call in the limited namespace the check adds the new order (its catalog price ×
+// count) to the other orders berth placed there that its ledger must still have counted: those
+// whose ServerOrder was there, not deleting and the same object (UID) in the cluster readings on
+// both sides of the call, each at the least the service charged for it in the readings on both
+// sides (a pending order at its price × count, a server at its current charge: a hibernated one
+// pays for its disk, one leaving or failed nothing). What berth did not place, a ServerOrder let
+// go (an Orphan deletion) or restored without status, and Apps (their reserve ends with a Ready
+// the readings may miss) are left out: the check can miss an overshoot, never invent one.
+
+/** The operator's SpendLedger keeps a commitment this long (wall ms) before it stops counting it. */
+const commitmentTtlMs = 30 * 60_000;
+/** How far an order's creation time may be from its call's (simulated ms). */
+const matchWithinMs = 1000;
+/** The calls that place an order at the service. */
+export const orderingOperations = ["provisionServers", "replaceServer"] as const;
+
+/** What spend-within-limit checked: the calls placed in the namespace, the most counted at one of them. */
+export interface SpendSummary {
+  limit: SpendLimitPlan;
+  orders: number;
+  peakMicros: number;
+}
+
+export interface SpendLimitPlan {
+  namespace: string;
+  name: string;
+  limitMicros: number;
+}
+
+/**
+ * The SpendLimit of the first namespace: 15 % above what its ServerOrders (those within their
+ * maxHourlyCost) cost at their first counts. Apps take room at appReserve until they run, and
+ * growth comes on top: some calls wait for room, Stalled SpendLimitExceeded.
+ */
+export function planSpendLimit(plan: LoadPlan): SpendLimitPlan | undefined {
+  const namespace = plan.namespaces[0]?.name;
+  if (namespace === undefined) return undefined;
+  let micros = 0;
+  for (const r of plan.resources) {
+    if (r.namespace === namespace && r.role === undefined && r.order !== undefined && !r.order.overBudget)
+      micros += r.order.costMicros;
+  }
+  return { namespace, name: "limit", limitMicros: Math.ceil((micros * 1.15) / 10_000) * 10_000 };
+}
+
+/** An order the service listed (any namespace): when it was made, its catalog price and count. */
+interface OrderSeen {
+  id: string;
+  createdAtSim: number;
+  price: number;
+  count: number;
+}
+
+/** A ServerOrder of the limited namespace in one cluster reading. */
+interface HolderSeen {
+  uid: string;
+  deleting: boolean;
+  /** Its status states a cost (berth read its servers since it was made). */
+  costed: boolean;
+}
+
+interface ClusterReading {
+  at: number;
+  holders: Map<string, HolderSeen>;
+}
+
+/** An order in one service reading: pending (no servers yet), failed, or its servers' charges. */
+type OrderAt = { pending: true } | { failed: true } | { charges: number[] };
+
+interface ServiceReading {
+  at: number;
+  orders: Map<string, OrderAt>;
+}
+
+/** A call berth made that placed `order`, at `at` (wall ms). */
+interface Placement {
+  order: OrderSeen;
+  at: number;
+  requestId: string;
+  operation: string;
+}
+
+/** Server states the service charges in full (as the simulator bills them); hibernated ones pay 10 %. */
+const billedStates = new Set(["running", "rebooting", "waking"]);
+const diskStates = new Set(["hibernating", "hibernated"]);
+
+/** What the readings of the cluster and the service, and the log's ordering calls, show of the limited namespace. */
+export class SpendHistory {
+  readonly limit: SpendLimitPlan;
+  readonly #ledger: Ledger;
+  readonly #orders = new Map<string, OrderSeen>();
+  /** Order ID → the name of the ServerOrder (of the limited namespace) whose status listed it. */
+  readonly #holders = new Map<string, string>();
+  readonly #cluster: ClusterReading[] = [];
+  readonly #service: ServiceReading[] = [];
+  readonly #calls = new Map<string, RequestRecord>();
+
+  constructor(limit: SpendLimitPlan, ledger: Ledger) {
+    this.limit = limit;
+    this.#ledger = ledger;
+  }
+
+  /** The log's records of the ordering calls, kept before it rolls over. */
+  addCalls(records: readonly RequestRecord[]): void {
+    for (const record of records) this.#calls.set(record.requestId, record);
+  }
+
+  observeCluster(lists: ReadonlyMap<Kind, readonly Resource[]>, readAt: number): void {
+    const holders = new Map<string, HolderSeen>();
+    for (const r of lists.get("ServerOrder") ?? []) {
+      if (r.metadata.namespace !== this.limit.namespace) continue;
+      // Copies and adopters manage nothing: only the planned ServerOrders hold orders.
+      const tracked = this.#ledger.get(`${r.metadata.namespace}/ServerOrder/${r.metadata.name}`);
+      if (tracked === undefined || tracked.plan.role !== undefined) continue;
+      const status = (r.status ?? {}) as {
+        orderId?: unknown;
+        growthOrders?: { id?: unknown }[];
+        replacements?: { orderId?: unknown }[];
+        cost?: { hourly?: unknown };
+      };
+      const ids = [
+        status.orderId,
+        ...(status.growthOrders ?? []).map((g) => g.id),
+        ...(status.replacements ?? []).map((g) => g.orderId),
+      ];
+      for (const id of ids) if (typeof id === "string") this.#holders.set(id, r.metadata.name);
+      holders.set(r.metadata.name, {
+        uid: r.metadata.uid,
+        deleting: r.metadata.deletionTimestamp !== undefined,
+        costed: status.cost?.hourly !== undefined,
+      });
+    }
+    this.#cluster.push({ at: readAt, holders });
+  }
+
+  observeService(snapshot: ServiceSnapshot, readAt: number): void {
+    const orders = new Map<string, OrderAt>();
+    for (const o of snapshot.orders) {
+      const createdAt = Date.parse(String(o.createdAt ?? ""));
+      if (!Number.isNaN(createdAt) && !this.#orders.has(o.id)) {
+        const price = instanceTypes.find((t) => t.id === o.instanceType)?.hourlyPrice ?? 0;
+        this.#orders.set(o.id, { id: o.id, createdAtSim: createdAt, price, count: o.count });
+      }
+      const servers = snapshot.servers.filter((s) => s.orderId === o.id);
+      const price = this.#orders.get(o.id)?.price ?? 0;
+      orders.set(
+        o.id,
+        o.state === "failed"
+          ? { failed: true }
+          : servers.length === 0
+            ? { pending: true }
+            : { charges: servers.map((s) => charge(s, price)) },
+      );
+    }
+    this.#service.push({ at: readAt, orders });
+  }
+
+  /**
+   * Each order berth placed in the limited namespace checked against the limit at the moment it
+   * was placed; `toWall` turns a simulated ms into a wall ms.
+   */
+  check(toWall: (sim: number) => number, violations: Violations): SpendSummary {
+    const placements = this.#placements(toWall);
+    const mine = placements.filter((p) => this.#holders.has(p.order.id));
+    let peakMicros = 0;
+    for (const call of mine) {
+      const held = this.committedAt(call, mine);
+      peakMicros = Math.max(peakMicros, held.micros);
+      if (held.micros > this.limit.limitMicros) {
+        violations.add(
+          "spend-within-limit",
+          `${this.limit.namespace} order ${call.order.id}`,
+          `${call.operation} ${call.requestId} placed ${call.order.id} (${call.order.count} × ${money(call.order.price)}/h) taking the namespace to at least ${money(held.micros)}/h, above its SpendLimit ${money(this.limit.limitMicros)}/h: ${held.parts.join(", ")}`,
+        );
+      }
+    }
+    return { limit: this.limit, orders: mine.length, peakMicros };
+  }
+
+  /** The ordering calls the service acted on, each with the order it made (the nearest in time, once each). */
+  #placements(toWall: (sim: number) => number): Placement[] {
+    const acted = [...this.#calls.values()].filter((r) => r.status === 202 && !r.replayed);
+    const pairs: { record: RequestRecord; order: OrderSeen; off: number }[] = [];
+    for (const record of acted) {
+      const at = Date.parse(record.at);
+      for (const order of this.#orders.values()) {
+        const off = Math.abs(order.createdAtSim - at);
+        if (off <= matchWithinMs) pairs.push({ record, order, off });
+      }
+    }
+    pairs.sort((a, b) => a.off - b.off);
+    const calls = new Set<string>();
+    const orders = new Set<string>();
+    const placements: Placement[] = [];
+    for (const { record, order } of pairs) {
+      if (calls.has(record.requestId) || orders.has(order.id)) continue;
+      calls.add(record.requestId);
+      orders.add(order.id);
+      const operation = record.operation ?? "provisionServers";
+      placements.push({ order, at: toWall(Date.parse(record.at)), requestId: record.requestId, operation });
+    }
+    return placements.sort((a, b) => a.at - b.at);
+  }
+
+  /** The least berth must have counted in the namespace when `call` was placed, and what it is made of. */
+  committedAt(call: Placement, placements: readonly Placement[]): { micros: number; parts: string[] } {
+    const own = call.order.price * call.order.count;
+    let micros = own;
+    const parts = [`order ${call.order.id} ${money(own)}`];
+    for (const other of placements) {
+      if (other === call || other.at > call.at) continue;
+      const held = this.#heldAt(other, call.at);
+      if (held <= 0) continue;
+      parts.push(`order ${other.order.id} ${money(held)}`);
+      micros += held;
+    }
+    return { micros, parts };
+  }
+
+  /** What berth's ledger must still count for an earlier order at `at` (wall ms); 0 when it may not. */
+  #heldAt(placement: Placement, at: number): number {
+    const name = this.#holders.get(placement.order.id);
+    const clusterBefore = this.#cluster.filter((r) => r.at <= at).at(-1);
+    const clusterAfter = this.#cluster.find((r) => r.at >= at);
+    const before = name === undefined ? undefined : clusterBefore?.holders.get(name);
+    const after = name === undefined ? undefined : clusterAfter?.holders.get(name);
+    // Its ServerOrder there all along, the same object, not being deleted: its room still counts.
+    if (before === undefined || after === undefined || before.uid !== after.uid) return 0;
+    if (before.deleting || after.deleting) return 0;
+    const serviceBefore = this.#service.filter((r) => r.at <= at).at(-1);
+    const serviceAfter = this.#service.find((r) => r.at >= at);
+    if (serviceBefore === undefined || serviceAfter === undefined) return 0;
+    const { order } = placement;
+    const ordered = order.price * order.count;
+    // The ServerOrder that placed it: a restore without status is another object, whose room is its own.
+    const placedBy = this.#cluster.find((r) => r.at >= placement.at)?.holders.get(name ?? "")?.uid;
+    const samePlacer = placedBy === before.uid;
+    const valueIn = (reading: ServiceReading): number => {
+      const seen = reading.orders.get(order.id);
+      // Not made yet when the reading was taken (the order came between): its room was just taken.
+      if (seen === undefined) return reading.at < placement.at && samePlacer ? ordered : 0;
+      if ("failed" in seen) return 0;
+      // Pending: its room counts until its servers cost, for as long as the ledger keeps it.
+      if ("pending" in seen) return samePlacer && at - placement.at < commitmentTtlMs ? ordered : 0;
+      // Its servers: counted from the ServerOrder's stated cost once the room is let go.
+      const total = seen.charges.reduce((sum, c) => sum + c, 0);
+      return before.costed && after.costed ? Math.min(total, ordered) : 0;
+    };
+    return Math.min(valueIn(serviceBefore), valueIn(serviceAfter));
+  }
+}
+
+/** What the service charges for a server now: its price running, 10 % hibernated, nothing leaving or failed. */
+function charge(server: { state: string; currentHourlyCost?: unknown }, price: number): number {
+  if (typeof server.currentHourlyCost === "string") return parseMoney(server.currentHourlyCost) ?? 0;
+  if (billedStates.has(server.state)) return price;
+  if (diskStates.has(server.state)) return Math.round(price / 10);
+  return 0;
+}
+
+function money(micros: number): string {
+  return (micros / 1_000_000).toFixed(4);
+}
