@@ -9,6 +9,13 @@ import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
 import { changingOperations, condition, hasCondition, useOperatorEnvironment } from "./support.ts";
 
+const placement = {
+  csp: "native",
+  region: "eu-central",
+  zone: "eu-central-1a",
+  instanceType: "native.small",
+};
+
 describe("management policies and pauses (calls counted from the simulator's request log)", () => {
   const env = useOperatorEnvironment();
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
@@ -174,11 +181,19 @@ describe("management policies and pauses (calls counted from the simulator's req
     expect(env.requests("deleteApp")).toHaveLength(0);
   });
 
-  it("berth import's manifests, applied to a fresh cluster, adopt every object with 0 creates", async () => {
+  it("berth import's manifests, applied to a fresh cluster, adopt every object with 0 creates and 0 orders", async () => {
     const account = await env.setUp();
     const { service, projectId } = await existingApp(account.token, "nginx:1.26");
     await service.post(`/projects/${projectId}/apps`, { name: "api", config: { image: "nginx:1.27" } });
     const gridId = (await service.post<{ id: string }>("/grids", { name: "pool" })).body.id;
+    const orderId = (
+      await service.post<{ id: string }>("/servers/provision", {
+        ...placement,
+        count: 2,
+        gridIds: [gridId],
+        dryRun: false,
+      })
+    ).body.id;
     const madeByHand = changes();
     let out = "";
     const sink = (write: (chunk: string) => void) =>
@@ -196,8 +211,8 @@ describe("management policies and pauses (calls counted from the simulator's req
     expect(out).toMatch(/# \d+ calls to the service/);
     expect(changes()).toBe(madeByHand);
     const manifests = parseAllDocuments(out).map((d) => d.toJS() as Manifest);
-    expect(manifests.map((m) => m.kind).sort()).toEqual(["App", "App", "Grid", "Project"]);
-    const plurals = { Project: "projects", App: "apps", Grid: "grids" } as const;
+    expect(manifests.map((m) => m.kind).sort()).toEqual(["App", "App", "Grid", "Project", "ServerOrder"]);
+    const plurals = { Project: "projects", App: "apps", Grid: "grids", ServerOrder: "serverorders" } as const;
     for (const manifest of manifests)
       await custom.createNamespacedCustomObject({
         group: "berth.dev",
@@ -208,7 +223,9 @@ describe("management policies and pauses (calls counted from the simulator's req
       });
     await env.startOperator();
     for (const manifest of manifests) {
-      const field = { Project: "projectId", App: "appId", Grid: "gridId" }[manifest.kind];
+      const field = { Project: "projectId", App: "appId", Grid: "gridId", ServerOrder: "orderId" }[
+        manifest.kind
+      ];
       const adopted = await objects.waitFor(
         plurals[manifest.kind],
         manifest.metadata.name,
@@ -218,6 +235,12 @@ describe("management policies and pauses (calls counted from the simulator's req
       expect(adopted?.status?.[field]).toBe(manifest.spec[field]);
     }
     expect(manifests.find((m) => m.kind === "Grid")?.spec.gridId).toBe(gridId);
+    const order = manifests.find((m) => m.kind === "ServerOrder");
+    expect(order?.spec).toMatchObject({ orderId, count: 2, gridIds: [gridId] });
+    const adopted = await objects.get("serverorders", order?.metadata.name ?? "");
+    expect(adopted?.status?.servers).toHaveLength(2);
+    // Not one create, dry run or order: every object was adopted as it is.
     expect(changes()).toBe(madeByHand);
+    expect(env.requests("provisionServers")).toHaveLength(1); // the test's own order
   });
 });
