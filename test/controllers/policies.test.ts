@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { importCommand } from "../../src/cli/commands/import.ts";
 import type { Manifest } from "../../src/cli/import/manifests.ts";
-import { berthObjects, withCondition } from "../support/berth-objects.ts";
+import { type BerthObject, berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
 import { changingOperations, condition, hasCondition, useOperatorEnvironment } from "./support.ts";
@@ -150,6 +150,53 @@ describe("management policies and pauses (calls counted from the simulator's req
     await env.waitFor("projects", "demo", (p) => condition(p, "Ready")?.reason === "Paused", 30_000);
     expect(condition(await env.get("projects", "demo"), "Ready")?.message).toContain("--paused");
     expect(changes()).toBe(before);
+  });
+
+  it("berth.dev/paused holds a ServerOrder's order (its dry run too) and its deletion; lifting it resumes each at once", async () => {
+    const account = await env.setUp();
+    await env.annotateNamespace({ "berth.dev/paused": "true" });
+    // Drift checks a day apart: only the Namespace's watch can wake a held resource within the test.
+    await env.startOperator({}, "24h");
+    const service = serviceHttp(env.baseUrl, account.token);
+    const paused = (o: BerthObject | undefined) => conditionOf(o, "Ready")?.reason === "Paused";
+    await objects.create("serverorders", "batch", {
+      ...placement,
+      count: 1,
+      approved: true,
+      maxHourlyCost: "1",
+    });
+    const held = await objects.waitFor("serverorders", "batch", paused, 30_000);
+    expect(conditionOf(held, "Ready")?.message).toContain("asking for an estimate (dry run)");
+    expect(changes()).toBe(0);
+
+    // Lifted: the order is placed at once.
+    await env.annotateNamespace({ "berth.dev/paused": null });
+    const ready = await objects.waitFor("serverorders", "batch", withCondition("Ready"), 30_000);
+    const orderId = String(ready?.status?.orderId);
+    const placed = () => env.requests("provisionServers").filter((r) => r.status === 202 && !r.replayed);
+    expect(placed()).toHaveLength(1);
+
+    // Paused again: the deletion waits, its servers untouched.
+    await env.annotateNamespace({ "berth.dev/paused": "true" });
+    await objects.waitFor("serverorders", "batch", paused, 30_000);
+    const before = changes();
+    await objects.remove("serverorders", "batch");
+    const deleting = await objects.waitFor(
+      "serverorders",
+      "batch",
+      (o) => paused(o) && conditionOf(o, "Ready")?.message.includes("held back deprovisioning") === true,
+      30_000,
+    );
+    expect(deleting?.metadata.deletionTimestamp).toBeDefined();
+    expect(changes()).toBe(before);
+    const kept = await service.items<{ state: string }>(`/servers?orderId=${orderId}`);
+    expect(kept.map((s) => s.state)).toEqual(["running"]);
+
+    // Lifted: the servers are deprovisioned and the ServerOrder goes.
+    await env.annotateNamespace({ "berth.dev/paused": null });
+    await objects.waitForGone("serverorders", "batch", 60_000);
+    expect(env.requests("deprovisionServers").length).toBeGreaterThan(0);
+    expect(placed()).toHaveLength(1);
   });
 
   it("a Namespace's defaults apply to resources that set none: resource → namespace → operator", async () => {
