@@ -108,6 +108,9 @@ describe("[Observe] Project, Grid and ServerOrder with a read-only key (calls co
     const order = await objects.waitFor("serverorders", "servers", stalled, 30_000);
     expect(conditionOf(project, "Stalled")?.message).toContain("projects:write");
     expect(conditionOf(order, "Stalled")?.message).toContain("pools:write");
+    // Managing, unlike [Observe]: the adopted order is claimed by its spec.orderId, as other spec IDs are.
+    expect(order?.metadata.labels?.["berth.dev/claim"]).toBeDefined();
+    expect(order?.metadata.annotations?.["berth.dev/external-id"]).toBe(orderId);
     expect(changes()).toBe(0);
   });
 });
