@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { commonSpecFields, commonStatusFields, guid, localReference } from "./common.ts";
 import { costColumn, costStatusSchema } from "./cost.ts";
-import { listMap, listSet, withRules } from "./kube-schema.ts";
+import { immutableField, listMap, listSet, withRules } from "./kube-schema.ts";
 import { serverOrderNames } from "./meta.ts";
 import { type KindDefinition, resourceSchema } from "./resource.ts";
 
@@ -55,6 +55,19 @@ export const serverOrderSpecSchema = withRules(
           "false: only ask the service for an estimate (a dry run) and show it in status. " +
             "true: place the real order, which spends money.",
         ),
+      orderId: z
+        .string()
+        .min(1)
+        .max(128)
+        .regex(/^\S+$/, "must not contain whitespace")
+        .optional()
+        .describe(
+          "ID of an existing order at the service to adopt (as berth import prints it): berth follows that " +
+            "order and its servers and never places a first order for this ServerOrder (a missing or failed " +
+            "order is reported, not ordered again). With managementPolicies [Observe] it only reads. csp, " +
+            "region, zone, instanceType and gridIds should say what the order has (a difference is reported). " +
+            "Cannot be added, changed or removed after creation.",
+        ),
       maxHourlyCost: withRules(z.string().max(32), [
         {
           rule: `self.matches('${decimalPattern.source}')`,
@@ -79,6 +92,10 @@ export const serverOrderSpecSchema = withRules(
       reason: "FieldValueRequired",
       holds: (s) => !s.approved || s.maxHourlyCost !== undefined,
     },
+    immutableField(
+      "orderId",
+      "spec.orderId cannot be added, changed or removed after creation; create a new ServerOrder instead",
+    ),
   ],
 );
 

@@ -173,6 +173,11 @@ const invalid: [string, Manifest, string][] = [
     "spec.displayName in body should be at least 1 chars long",
   ],
   [
+    "ServerOrder orderId with whitespace",
+    withSpec(order, { orderId: "ord 1" }),
+    "spec.orderId in body should match",
+  ],
+  [
     "whitespace-only App displayName (the service trims names to nothing)",
     withSpec(app, { displayName: " \n" }),
     "spec.displayName in body should match '\\S'",
@@ -204,6 +209,18 @@ const immutable: [string, Manifest, Manifest, string][] = [
     valid.grid(),
     withSpec(valid.grid(), { gridId: undefined }),
     "spec.gridId cannot be added, changed or removed after creation",
+  ],
+  [
+    "ServerOrder orderId added (an order berth placed can't become an adopted one)",
+    order,
+    withSpec(order, { orderId: "ord_1" }),
+    "spec.orderId cannot be added, changed or removed after creation",
+  ],
+  [
+    "ServerOrder orderId changed",
+    withSpec(order, { orderId: "ord_1" }),
+    withSpec(order, { orderId: "ord_2" }),
+    'spec.orderId: Invalid value: "object": spec.orderId cannot be added, changed or removed after creation',
   ],
 ];
 

@@ -4,10 +4,17 @@ import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { importCommand } from "../../src/cli/commands/import.ts";
 import type { Manifest } from "../../src/cli/import/manifests.ts";
-import { berthObjects, withCondition } from "../support/berth-objects.ts";
+import { type BerthObject, berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
 import { changingOperations, condition, hasCondition, useOperatorEnvironment } from "./support.ts";
+
+const placement = {
+  csp: "native",
+  region: "eu-central",
+  zone: "eu-central-1a",
+  instanceType: "native.small",
+};
 
 describe("management policies and pauses (calls counted from the simulator's request log)", () => {
   const env = useOperatorEnvironment();
@@ -145,6 +152,53 @@ describe("management policies and pauses (calls counted from the simulator's req
     expect(changes()).toBe(before);
   });
 
+  it("berth.dev/paused holds a ServerOrder's order (its dry run too) and its deletion; lifting it resumes each at once", async () => {
+    const account = await env.setUp();
+    await env.annotateNamespace({ "berth.dev/paused": "true" });
+    // Drift checks a day apart: only the Namespace's watch can wake a held resource within the test.
+    await env.startOperator({}, "24h");
+    const service = serviceHttp(env.baseUrl, account.token);
+    const paused = (o: BerthObject | undefined) => conditionOf(o, "Ready")?.reason === "Paused";
+    await objects.create("serverorders", "batch", {
+      ...placement,
+      count: 1,
+      approved: true,
+      maxHourlyCost: "1",
+    });
+    const held = await objects.waitFor("serverorders", "batch", paused, 30_000);
+    expect(conditionOf(held, "Ready")?.message).toContain("asking for an estimate (dry run)");
+    expect(changes()).toBe(0);
+
+    // Lifted: the order is placed at once.
+    await env.annotateNamespace({ "berth.dev/paused": null });
+    const ready = await objects.waitFor("serverorders", "batch", withCondition("Ready"), 30_000);
+    const orderId = String(ready?.status?.orderId);
+    const placed = () => env.requests("provisionServers").filter((r) => r.status === 202 && !r.replayed);
+    expect(placed()).toHaveLength(1);
+
+    // Paused again: the deletion waits, its servers untouched.
+    await env.annotateNamespace({ "berth.dev/paused": "true" });
+    await objects.waitFor("serverorders", "batch", paused, 30_000);
+    const before = changes();
+    await objects.remove("serverorders", "batch");
+    const deleting = await objects.waitFor(
+      "serverorders",
+      "batch",
+      (o) => paused(o) && conditionOf(o, "Ready")?.message.includes("held back deprovisioning") === true,
+      30_000,
+    );
+    expect(deleting?.metadata.deletionTimestamp).toBeDefined();
+    expect(changes()).toBe(before);
+    const kept = await service.items<{ state: string }>(`/servers?orderId=${orderId}`);
+    expect(kept.map((s) => s.state)).toEqual(["running"]);
+
+    // Lifted: the servers are deprovisioned and the ServerOrder goes.
+    await env.annotateNamespace({ "berth.dev/paused": null });
+    await objects.waitForGone("serverorders", "batch", 60_000);
+    expect(env.requests("deprovisionServers").length).toBeGreaterThan(0);
+    expect(placed()).toHaveLength(1);
+  });
+
   it("a Namespace's defaults apply to resources that set none: resource → namespace → operator", async () => {
     const account = await env.setUp();
     const { projectId, appId } = await existingApp(account.token, "nginx:1.26");
@@ -174,11 +228,19 @@ describe("management policies and pauses (calls counted from the simulator's req
     expect(env.requests("deleteApp")).toHaveLength(0);
   });
 
-  it("berth import's manifests, applied to a fresh cluster, adopt every object with 0 creates", async () => {
+  it("berth import's manifests, applied to a fresh cluster, adopt every object with 0 creates and 0 orders", async () => {
     const account = await env.setUp();
     const { service, projectId } = await existingApp(account.token, "nginx:1.26");
     await service.post(`/projects/${projectId}/apps`, { name: "api", config: { image: "nginx:1.27" } });
     const gridId = (await service.post<{ id: string }>("/grids", { name: "pool" })).body.id;
+    const orderId = (
+      await service.post<{ id: string }>("/servers/provision", {
+        ...placement,
+        count: 2,
+        gridIds: [gridId],
+        dryRun: false,
+      })
+    ).body.id;
     const madeByHand = changes();
     let out = "";
     const sink = (write: (chunk: string) => void) =>
@@ -196,8 +258,8 @@ describe("management policies and pauses (calls counted from the simulator's req
     expect(out).toMatch(/# \d+ calls to the service/);
     expect(changes()).toBe(madeByHand);
     const manifests = parseAllDocuments(out).map((d) => d.toJS() as Manifest);
-    expect(manifests.map((m) => m.kind).sort()).toEqual(["App", "App", "Grid", "Project"]);
-    const plurals = { Project: "projects", App: "apps", Grid: "grids" } as const;
+    expect(manifests.map((m) => m.kind).sort()).toEqual(["App", "App", "Grid", "Project", "ServerOrder"]);
+    const plurals = { Project: "projects", App: "apps", Grid: "grids", ServerOrder: "serverorders" } as const;
     for (const manifest of manifests)
       await custom.createNamespacedCustomObject({
         group: "berth.dev",
@@ -208,7 +270,9 @@ describe("management policies and pauses (calls counted from the simulator's req
       });
     await env.startOperator();
     for (const manifest of manifests) {
-      const field = { Project: "projectId", App: "appId", Grid: "gridId" }[manifest.kind];
+      const field = { Project: "projectId", App: "appId", Grid: "gridId", ServerOrder: "orderId" }[
+        manifest.kind
+      ];
       const adopted = await objects.waitFor(
         plurals[manifest.kind],
         manifest.metadata.name,
@@ -218,6 +282,12 @@ describe("management policies and pauses (calls counted from the simulator's req
       expect(adopted?.status?.[field]).toBe(manifest.spec[field]);
     }
     expect(manifests.find((m) => m.kind === "Grid")?.spec.gridId).toBe(gridId);
+    const order = manifests.find((m) => m.kind === "ServerOrder");
+    expect(order?.spec).toMatchObject({ orderId, count: 2, gridIds: [gridId] });
+    const adopted = await objects.get("serverorders", order?.metadata.name ?? "");
+    expect(adopted?.status?.servers).toHaveLength(2);
+    // Not one create, dry run or order: every object was adopted as it is.
     expect(changes()).toBe(madeByHand);
+    expect(env.requests("provisionServers")).toHaveLength(1); // the test's own order
   });
 });

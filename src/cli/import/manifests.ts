@@ -12,7 +12,7 @@ export interface Inventory {
 /** A Kubernetes object `berth import` prints. */
 export interface Manifest {
   apiVersion: string;
-  kind: "Project" | "App" | "Grid";
+  kind: "Project" | "App" | "Grid" | "ServerOrder";
   metadata: { name: string; namespace?: string };
   spec: Record<string, unknown>;
 }
@@ -72,12 +72,61 @@ function appSpec(app: App): Record<string, unknown> {
   };
 }
 
+/** Server states on the way out: not counted as the order's servers now. */
+const leaving = new Set(["deprovisioning", "deprovisioned", "retiring", "retired"]);
+
+/**
+ * A ServerOrder that adopts the order by spec.orderId, with the order's own placement, count, grids
+ * and power, so [Observe] finds no difference; or why none is printed.
+ */
+export function orderSpec(
+  order: Order,
+  servers: readonly Server[],
+): { spec: Record<string, unknown>; note?: string } | { skipped: string } {
+  const what = `order ${order.id} (${order.state})`;
+  if (order.state === "failed")
+    return { skipped: `${what} failed at the service: nothing to adopt, not printed` };
+  const [first] = servers;
+  const csp = order.csp ?? first?.csp;
+  const region = order.region ?? first?.region;
+  const zone = order.zone ?? first?.zone;
+  const instanceType = order.instanceType ?? first?.instanceType;
+  if (csp === undefined || region === undefined || instanceType === undefined)
+    return {
+      skipped: `${what}: the service did not say its csp, region or instance type, so it is not printed`,
+    };
+  const count = order.count ?? servers.length;
+  const live = servers.filter((s) => !leaving.has(s.state));
+  const hibernated = live.length > 0 && live.every((s) => s.state === "hibernated");
+  const spec = {
+    orderId: order.id,
+    csp,
+    region,
+    ...(zone === undefined ? {} : { zone }),
+    instanceType,
+    count: Math.max(1, count),
+    ...(order.gridIds.length === 0 ? {} : { gridIds: [...order.gridIds] }),
+    ...(hibernated ? { power: "Hibernated" } : {}),
+    managementPolicies: observe,
+  };
+  const missing =
+    order.state === "completed" && live.length < count
+      ? `${what} delivered ${count} server(s) but ${live.length} are listed now: its ServerOrder reports ServersMissing`
+      : undefined;
+  return missing === undefined ? { spec } : { spec, note: missing };
+}
+
 /** Observe-only manifests for everything in the inventory, and notes on what they leave out. Pure. */
 export function importManifests(
   inventory: Inventory,
   namespace: string | undefined,
 ): { manifests: Manifest[]; notes: string[] } {
-  const taken = { Project: new Set<string>(), App: new Set<string>(), Grid: new Set<string>() };
+  const taken = {
+    Project: new Set<string>(),
+    App: new Set<string>(),
+    Grid: new Set<string>(),
+    ServerOrder: new Set<string>(),
+  };
   const metadata = (name: string) => ({ name, ...(namespace === undefined ? {} : { namespace }) });
   const manifests: Manifest[] = [];
   const notes: string[] = [];
@@ -115,10 +164,18 @@ export function importManifests(
     });
   }
   for (const { order, servers } of inventory.orders) {
-    const addresses = servers.map((s) => `${s.address} (${s.state})`).join(", ") || "none";
-    notes.push(
-      `order ${order.id} (${order.state}, ${order.count ?? servers.length} × ${order.instanceType ?? "?"} in ${order.zone ?? "?"}): servers ${addresses}; a ServerOrder can't adopt an existing order by spec yet, so it is listed, not printed`,
-    );
+    const printed = orderSpec(order, servers);
+    if ("skipped" in printed) {
+      notes.push(printed.skipped);
+      continue;
+    }
+    manifests.push({
+      apiVersion,
+      kind: "ServerOrder",
+      metadata: metadata(resourceName(`order-${order.id}`, order.id, taken.ServerOrder)),
+      spec: printed.spec,
+    });
+    if (printed.note !== undefined) notes.push(printed.note);
   }
   return { manifests, notes };
 }

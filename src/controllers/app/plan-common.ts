@@ -1,12 +1,12 @@
 import type { App, AppStatus } from "../../api/app.ts";
 import { applyConditionChange, type ConditionChange } from "../../api/conditions.ts";
-import { allPolicies, policiesAllow } from "../../api/policies.ts";
 import type { PollIntervals } from "../service/deps.ts";
 import type { Problem } from "../service/failure.ts";
 import { ownerToRecord } from "../service/ownership.ts";
 import { pinningProblem, scopeProblem } from "../service/scopes.ts";
 import { reconcileRequest } from "../skeleton/annotations.ts";
 import { noChange, problemChange, quoteRequest } from "../skeleton/condition-changes.ts";
+import { sentActions } from "../skeleton/policies.ts";
 import { type AppAction, appChanges, scopesFor } from "./actions.ts";
 import type { AppObserved } from "./memory.ts";
 import { domainConditions, externalFields } from "./state.ts";
@@ -39,11 +39,7 @@ export function refusal(
   if (me === undefined) return undefined;
   // A call the management policies hold back is never sent: its scopes are not needed ([Observe]
   // works with a read-only key).
-  const policies = input.app.spec.managementPolicies ?? allPolicies;
-  const calls = actions.filter((a) => {
-    const change = appChanges[a.type];
-    return scopesFor(a).length > 0 && (change === "none" || policiesAllow(policies, change));
-  });
+  const calls = sentActions(input.app.spec, appChanges, actions).filter((a) => scopesFor(a).length > 0);
   if (calls.length === 0) return undefined;
   const problem =
     pinningProblem(me, projectId, purpose) ?? scopeProblem(me, calls.flatMap(scopesFor), purpose);

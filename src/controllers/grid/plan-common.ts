@@ -4,7 +4,8 @@ import { ownerToRecord } from "../service/ownership.ts";
 import { scopeProblem } from "../service/scopes.ts";
 import { reconcileRequest } from "../skeleton/annotations.ts";
 import { type Blocker, problemChange } from "../skeleton/condition-changes.ts";
-import type { GridAction } from "./actions.ts";
+import { sentActions } from "../skeleton/policies.ts";
+import { type GridAction, gridChanges } from "./actions.ts";
 import type { GridObserved } from "./memory.ts";
 
 export interface GridPlan {
@@ -27,14 +28,18 @@ const scopes: Record<GridAction["type"], string[]> = {
   delete: ["pools:admin"],
 };
 
-/** Stalled with the missing scopes, instead of a call certain to be refused. */
+/**
+ * Stalled with the missing scopes, instead of a call certain to be refused; a call the management
+ * policies hold back is never sent and needs none.
+ */
 export function guarded(input: GridPlanInput, actions: GridAction[], purpose: string): GridPlan | undefined {
   const me = input.observed.me;
+  const sent = sentActions(input.grid.spec, gridChanges, actions);
   const problem =
     me &&
     scopeProblem(
       me,
-      actions.flatMap((a) => scopes[a.type]),
+      sent.flatMap((a) => scopes[a.type]),
       purpose,
     );
   return problem === undefined ? undefined : blocked(input, problem);

@@ -111,6 +111,30 @@ describe("a Grid's plan", () => {
       { actions: [], ready: "False", reason: "InvalidSpec" },
     ],
     [
+      "adopted: a displayName the spec sets and the service can't give stalls InvalidSpec",
+      grid({ gridId, displayName: "renamed" }),
+      { grid: serviceGrid() },
+      { actions: [], ready: "False", reason: "InvalidSpec" },
+    ],
+    [
+      "[Observe]: a name that differs is reported (DriftNotReverted), not stalled",
+      grid({ gridId, displayName: "renamed", managementPolicies: ["Observe"] }),
+      { grid: serviceGrid() },
+      { actions: [], ready: "False", reason: "DriftNotReverted" },
+    ],
+    [
+      "[Observe]: a description that differs is reported (DriftNotReverted), not stalled",
+      grid({ gridId, description: "new", managementPolicies: ["Observe"] }),
+      { grid: serviceGrid() },
+      { actions: [], ready: "False", reason: "DriftNotReverted" },
+    ],
+    [
+      "[Observe] with a read-only key: a create to hold back, not MissingScopes",
+      grid({ managementPolicies: ["Observe"] }),
+      { me: me(["pools:read"]) },
+      { actions: ["create"], ready: "Unknown", reason: "Progressing" },
+    ],
+    [
       "re-creates a grid that vanished at the service",
       grid({}, {}, { gridId }),
       { gone: true },

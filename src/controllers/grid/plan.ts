@@ -9,6 +9,7 @@ import type { Plans } from "../skeleton/cleanup.ts";
 import { noChange, quoteRequest } from "../skeleton/condition-changes.ts";
 import { createIntent, inputOf } from "../skeleton/intents.ts";
 import { createAttempt } from "../skeleton/memory.ts";
+import { unrevertable } from "../skeleton/unrevertable.ts";
 import type { GridAction } from "./actions.ts";
 import type { GridKnowledge } from "./memory.ts";
 import { planGridCleanup } from "./plan-cleanup.ts";
@@ -145,15 +146,18 @@ export function createGridKey(
   });
 }
 
-/** The grid exists: Ready, unless the spec asks for a name or description the service can't change. */
+/**
+ * The grid exists: Ready, unless the spec asks for a name or description the service can't change
+ * (Stalled InvalidSpec; reported as DriftNotReverted under policies without Update). An adopted
+ * grid is compared only on the fields its spec sets.
+ */
 function describeKnown(input: GridPlanInput, known: ServiceGrid): GridPlan {
   const { grid, observed } = input;
   const generation = grid.metadata.generation ?? 0;
-  if (grid.spec.gridId === undefined) {
-    const drift = unchangeable(grid, known);
-    if (drift !== undefined) {
-      return blocked(input, { stalled: true, reason: Reason.InvalidSpec, message: drift });
-    }
+  const drift = unchangeable(grid, known);
+  if (drift !== undefined) {
+    const blocker = { stalled: true, reason: Reason.InvalidSpec, message: drift.message };
+    return result(input, [], unrevertable(grid.spec, drift.fields, blocker, generation));
   }
   const how = grid.spec.gridId === undefined ? "exists" : "is adopted";
   return result(
@@ -167,15 +171,27 @@ function describeKnown(input: GridPlanInput, known: ServiceGrid): GridPlan {
   );
 }
 
-/** The service has no way to rename a grid or change its description: say so instead of pretending. */
-function unchangeable(grid: Grid, known: ServiceGrid): string | undefined {
+/**
+ * The service has no way to rename a grid or change its description: say so instead of pretending.
+ * An adopted grid (spec.gridId) is compared only on what its spec sets: its name and description
+ * are the service's until the spec says otherwise.
+ */
+function unchangeable(grid: Grid, known: ServiceGrid): { fields: string[]; message: string } | undefined {
   const advice = "the service cannot change a grid after creating it; set it back, or create a new Grid";
-  if (gridName(grid) !== known.name) {
+  const adopted = grid.spec.gridId !== undefined;
+  if ((!adopted || grid.spec.displayName !== undefined) && gridName(grid) !== known.name) {
     const field = grid.spec.displayName === undefined ? "metadata.name" : "spec.displayName";
-    return `${field} asks for the name "${gridName(grid)}" but grid ${known.id} is named "${known.name}": ${advice}`;
+    return {
+      fields: ["name"],
+      message: `${field} asks for the name "${gridName(grid)}" but grid ${known.id} is named "${known.name}": ${advice}`,
+    };
   }
-  if ((grid.spec.description ?? null) !== known.description) {
-    return `spec.description differs from grid ${known.id}'s description at the service: ${advice}`;
+  const description = grid.spec.description;
+  if ((!adopted || description !== undefined) && (description ?? null) !== (known.description ?? null)) {
+    return {
+      fields: ["description"],
+      message: `spec.description differs from grid ${known.id}'s description at the service: ${advice}`,
+    };
   }
   return undefined;
 }

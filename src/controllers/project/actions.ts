@@ -11,7 +11,8 @@ export type MemberAction =
 
 export type ProjectAction =
   | { type: "create"; name: string; idempotencyKey: string; intent: IntentCall }
-  | { type: "rename"; name: string }
+  /** `fields`: what differs at the service (for a report when the rename is held back). */
+  | { type: "rename"; name: string; fields: string[] }
   | { type: "delete" }
   | MemberAction;
 

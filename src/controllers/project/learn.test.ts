@@ -160,7 +160,7 @@ describe("learnProject", () => {
     },
     {
       case: "failed rename: nothing",
-      fact: failed({ type: "rename", name: "x" }, 503, "unavailable", "retryable"),
+      fact: failed({ type: "rename", name: "x", fields: ["name"] }, 503, "unavailable", "retryable"),
       expected: {},
     },
   ])("$case", ({ start, fact, expected }) => {

@@ -11,9 +11,11 @@ import { pinningProblem, scopeProblem } from "../service/scopes.ts";
 import { pendingRequest, reconcileRequest } from "../skeleton/annotations.ts";
 import { mayHaveCreated, pendingCreate } from "../skeleton/intents.ts";
 import type { Observation } from "../skeleton/kind.ts";
+import { mayCall } from "../skeleton/policies.ts";
 import { deferFirstRead, isSettled, jittered } from "../skeleton/schedule.ts";
 import type { ProjectKnowledge, ProjectMemory } from "./memory.ts";
 import { projectName } from "./plan.ts";
+import { membersScopes } from "./plan-common.ts";
 
 /** Reads credentials and identity, the Apps that use the project, and the project when due, starting from the memory. */
 export async function observeProject(
@@ -139,13 +141,12 @@ async function readService(
     knowledge.servedRequest = reconcileRequest(project);
     knowledge.driftDueAt = now + jittered(deps.settings.driftIntervalMs, deps.random);
   }
-  // Checked before any sharing call: without projects:admin the plan stalls MissingScopes.
-  if (
-    sharesDue &&
-    !knowledge.gone &&
-    !refuse(["projects:admin"], "manage the project's members (spec.members)")
-  ) {
-    knowledge.shares = await listShares(client, projectId, options, note);
+  // Checked before any sharing call: without projects:admin the plan stalls MissingScopes, unless
+  // the policies hold back every change to the shares (then the members are only not compared).
+  if (sharesDue && !knowledge.gone) {
+    const unreadable = scopeProblem(me, membersScopes, "manage the project's members (spec.members)");
+    if (unreadable === undefined) knowledge.shares = await listShares(client, projectId, options, note);
+    else if (mayCall(project.spec, "update")) knowledge.problem = unreadable;
   }
 }
 

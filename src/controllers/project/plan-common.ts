@@ -5,7 +5,8 @@ import { ownerToRecord } from "../service/ownership.ts";
 import { scopeProblem } from "../service/scopes.ts";
 import { reconcileRequest } from "../skeleton/annotations.ts";
 import { problemChange } from "../skeleton/condition-changes.ts";
-import type { ProjectAction } from "./actions.ts";
+import { sentActions } from "../skeleton/policies.ts";
+import { type ProjectAction, projectChanges } from "./actions.ts";
 import { withProjectCost } from "./cost.ts";
 import { membersStatus } from "./members.ts";
 import type { ProjectObserved } from "./memory.ts";
@@ -33,7 +34,10 @@ const scopes: Record<ProjectAction["type"], string[]> = {
 
 export const membersScopes = ["projects:admin"];
 
-/** Stalled with the missing scopes, instead of a call certain to be refused. */
+/**
+ * Stalled with the missing scopes, instead of a call certain to be refused; a call the management
+ * policies hold back is never sent and needs none (`alsoNeeded` goes with the calls that are sent).
+ */
 export function guarded(
   input: ProjectPlanInput,
   actions: ProjectAction[],
@@ -41,10 +45,9 @@ export function guarded(
   alsoNeeded: readonly string[] = [],
 ): ProjectPlan | undefined {
   const me = input.observed.me;
-  const problem =
-    me === undefined
-      ? undefined
-      : scopeProblem(me, [...actions.flatMap((a) => scopes[a.type]), ...alsoNeeded], purpose);
+  const sent = sentActions(input.project.spec, projectChanges, actions);
+  const needed = sent.length === 0 ? [] : [...sent.flatMap((a) => scopes[a.type]), ...alsoNeeded];
+  const problem = me === undefined ? undefined : scopeProblem(me, needed, purpose);
   return problem === undefined ? undefined : blocked(input, problem);
 }
 

@@ -79,7 +79,7 @@ describe("planProject", () => {
 
   it("renames when displayName differs", () => {
     const result = plan(aProject({ displayName: "Renamed" }), seen({ project: atService() }));
-    expect(result.actions).toEqual([{ type: "rename", name: "Renamed" }]);
+    expect(result.actions).toEqual([{ type: "rename", name: "Renamed", fields: ["name"] }]);
   });
 
   it("adopts spec.projectId: records it and adds the finalizer", () => {
@@ -214,5 +214,55 @@ describe("planProject adoption", () => {
     const result = plan(aProject({ projectId: id }), seen(extra));
     expect(stepsOf(result)).toEqual(actions);
     if (stalled !== undefined) expect(conditionOf(result, "Stalled")).toBe(stalled);
+  });
+});
+
+describe("planProject under policies that hold calls back: only the scopes of calls sent", () => {
+  const observe: Partial<Project["spec"]> = { managementPolicies: ["Observe"] };
+  const readOnly = me(["projects:read", "apps:read"]);
+  it.each([
+    {
+      case: "[Observe], no project yet, read-only key: a create to hold back",
+      project: aProject({ ...observe }),
+      extra: { me: readOnly },
+      actions: ["create"],
+    },
+    {
+      case: "[Observe], no project yet, pinned key: a create to hold back, not KeyProjectRestricted",
+      project: aProject({ ...observe }),
+      extra: { me: me(["projects:read"], [id]) },
+      actions: ["create"],
+    },
+    {
+      case: "[Observe] adopting, name differs, read-only key: a rename to hold back",
+      project: aProject({ ...observe, projectId: id, displayName: "Other" }),
+      extra: { me: readOnly, project: atService() },
+      actions: ["rename"],
+    },
+  ])("$case", ({ project, extra, actions }) => {
+    const result = plan(project, seen(extra));
+    expect(result.actions.map((a) => a.type)).toEqual(actions);
+    expect(result.stalled).toBe(false);
+    expect(conditionOf(result, "Stalled")).toBeUndefined();
+  });
+
+  it("[Observe] with spec.members and no projects:admin: Ready, the members said not compared", () => {
+    const project = aProject({ ...observe, projectId: id, members: [{ userId: "usr_bob", role: "editor" }] });
+    const result = plan(project, seen({ me: readOnly, project: atService() }));
+    expect(result.actions).toEqual([]);
+    expect(conditionOf(result, "Ready")).toBe("True/Succeeded");
+    expect(getCondition(result.status.conditions, "Ready")?.message).toContain("spec.members not compared");
+  });
+
+  it('["*"] with the same read-only key is still Stalled MissingScopes', () => {
+    const project = aProject({ projectId: id, displayName: "Other" });
+    const result = plan(project, seen({ me: readOnly, project: atService() }));
+    expect(conditionOf(result, "Stalled")).toBe("True/MissingScopes");
+  });
+
+  it("a held rename names the field that differs", () => {
+    const project = aProject({ ...observe, projectId: id, displayName: "Other" });
+    const result = plan(project, seen({ me: readOnly, project: atService() }));
+    expect(result.actions).toEqual([{ type: "rename", name: "Other", fields: ["name"] }]);
   });
 });

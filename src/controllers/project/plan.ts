@@ -9,6 +9,7 @@ import type { Plans } from "../skeleton/cleanup.ts";
 import { noChange, quoteRequest } from "../skeleton/condition-changes.ts";
 import { createIntent } from "../skeleton/intents.ts";
 import { createAttempt } from "../skeleton/memory.ts";
+import { mayCall } from "../skeleton/policies.ts";
 import type { MemberAction, ProjectAction } from "./actions.ts";
 import { describeMemberActions, diffMembers } from "./members.ts";
 import type { ProjectKnowledge } from "./memory.ts";
@@ -60,7 +61,8 @@ export function planProject(input: ProjectPlanInput): ProjectPlan {
       });
     }
     const me = observed.me;
-    if (me !== undefined && pinnedProjects(me).length > 0) {
+    // A create the policies hold back is never sent: the key's pinning is no matter then.
+    if (me !== undefined && pinnedProjects(me).length > 0 && mayCall(project.spec, "create")) {
       return blocked(input, {
         stalled: true,
         reason: Reason.KeyProjectRestricted,
@@ -86,7 +88,7 @@ export function planProject(input: ProjectPlanInput): ProjectPlan {
   }
   const members = planMembers(input);
   if (members.problem !== undefined) return blocked(input, members.problem);
-  const renames: ProjectAction[] = known.name === name ? [] : [{ type: "rename", name }];
+  const renames: ProjectAction[] = known.name === name ? [] : [{ type: "rename", name, fields: ["name"] }];
   const actions = [...renames, ...members.actions];
   const exists = `project ${known.name} (${known.id}) exists`;
   const change =
@@ -120,7 +122,15 @@ function planMembers(input: Pick<ProjectPlanInput, "project" | "observed">): {
     me === undefined
       ? undefined
       : scopeProblem(me, membersScopes, "manage the project's members (spec.members)");
-  if (problem !== undefined) return { actions: [], problem, summary: "" };
+  if (problem !== undefined) {
+    // Changes to the shares would be held back anyway: what can't be read is said, not stalled on.
+    if (!mayCall(input.project.spec, "update"))
+      return {
+        actions: [],
+        summary: "; spec.members not compared (reading the shares needs projects:admin)",
+      };
+    return { actions: [], problem, summary: "" };
+  }
   if (shares === undefined) return { actions: [], waiting: "reading the project's members", summary: "" };
   const diff = diffMembers(members, { shares, keyUserId: me?.user.id, emailUsers: emailUsers ?? {} });
   const others = shares.filter((s) => s.accountOwner !== true).length;

@@ -1,3 +1,4 @@
+import type { Change } from "../../api/policies.ts";
 import type { ServerOrderStatus } from "../../api/server-order.ts";
 import type { Order, ProvisionInput } from "../../hosting/index.ts";
 import type { IntentCall } from "../skeleton/intents.ts";
@@ -6,7 +7,11 @@ import type { KnownEstimate } from "./memory.ts";
 
 /** What `act` does at the service or on the ServerOrder, in order. */
 export type OrderAction =
-  | { type: "estimate"; input: ProvisionInput; idempotencyKey: string }
+  /**
+   * A dry run (changes nothing) before the order it `prepares` (the first order: create; a growth
+   * order: update): a policy or a pause that holds the order holds its dry run too.
+   */
+  | { type: "estimate"; input: ProvisionInput; idempotencyKey: string; prepares: Change }
   /** Order (the skeleton records the intent first), then record the order's ID. */
   | {
       type: "order";

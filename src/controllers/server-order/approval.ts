@@ -1,7 +1,6 @@
 import { ConditionType, getCondition, reconciling, timestamp } from "../../api/conditions.ts";
 import { type Estimate, idempotencyKey } from "../../hosting/index.ts";
 import { Reason } from "../service/reasons.ts";
-import { scopeProblem } from "../service/scopes.ts";
 import { intentCall } from "../skeleton/intents.ts";
 import type { OrderAction } from "./actions.ts";
 import { catalogProblems } from "./catalog.ts";
@@ -9,6 +8,7 @@ import { compareDecimal, desiredInput } from "./desired.ts";
 import {
   blocked,
   generationOf,
+  keyLacks,
   type OrderPlan,
   type OrderPlanInput,
   orderingPhase,
@@ -54,7 +54,7 @@ export function planOrdering(input: OrderPlanInput): OrderPlan {
   const { serverOrder, observed, now } = input;
   const { spec } = serverOrder;
   const generation = generationOf(serverOrder);
-  const missing = observed.me && scopeProblem(observed.me, orderScopes, "estimate and place the order");
+  const missing = keyLacks(input, "create", orderScopes, "estimate and place the order");
   if (missing !== undefined) return blocked(input, missing);
   if (!observed.grids.ok) return blocked(input, observed.grids.problem);
   if (observed.catalog === undefined) {
@@ -75,7 +75,7 @@ export function planOrdering(input: OrderPlanInput): OrderPlan {
   const estimateOf = (key: string) =>
     observed.estimate?.idempotencyKey === key ? observed.estimate.estimate : undefined;
   const estimateAction = (key: string): OrderAction[] => [
-    { type: "estimate", input: orderInput, idempotencyKey: key },
+    { type: "estimate", input: orderInput, idempotencyKey: key, prepares: "create" },
   ];
   if (!spec.approved) {
     const estimateKey = idempotencyKey(uid, "estimateServers", { ...orderInput, replaces });

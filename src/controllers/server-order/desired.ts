@@ -40,8 +40,8 @@ export function orderChanges(
   spec: ServerOrderSpec,
   gridIds: readonly string[] | undefined,
   order: Order,
-): string[] {
-  const changes: string[] = [];
+): { field: string; phrase: string }[] {
+  const changes: { field: string; phrase: string }[] = [];
   // A field the service didn't return can't be compared (the spec promises none of them).
   const compare = (
     field: string,
@@ -49,7 +49,7 @@ export function orderChanges(
     ordered: string | number | undefined,
   ) => {
     if (wanted !== undefined && ordered !== undefined && wanted !== ordered)
-      changes.push(`spec.${field} is ${wanted} but order ${order.id} has ${ordered}`);
+      changes.push({ field, phrase: `spec.${field} is ${wanted} but order ${order.id} has ${ordered}` });
   };
   compare("csp", spec.csp, order.csp);
   compare("region", spec.region, order.region);
@@ -58,9 +58,10 @@ export function orderChanges(
   const joined = new Set(order.gridIds.map((id) => id.toLowerCase()));
   const added = (gridIds ?? []).filter((id) => !joined.has(id));
   if (added.length > 0) {
-    changes.push(
-      `spec.gridRefs/gridIds add grid ${added.join(", ")}, which the servers of order ${order.id} did not join`,
-    );
+    changes.push({
+      field: "gridIds",
+      phrase: `spec.gridRefs/gridIds add grid ${added.join(", ")}, which the servers of order ${order.id} did not join`,
+    });
   }
   return changes;
 }

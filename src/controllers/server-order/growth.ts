@@ -1,12 +1,12 @@
 import { reconciling } from "../../api/conditions.ts";
 import { idempotencyKey, type Order, type ProvisionInput, type Server } from "../../hosting/index.ts";
 import { Reason } from "../service/reasons.ts";
-import { scopeProblem } from "../service/scopes.ts";
 import { intentCall } from "../skeleton/intents.ts";
 import { compareDecimal, desiredInput, multiplyDecimal, orderSettled, reasonOfCode } from "./desired.ts";
 import {
   blocked,
   generationOf,
+  keyLacks,
   type OrderPlan,
   type OrderPlanInput,
   type OrderPoll,
@@ -110,8 +110,7 @@ function planGrowth(input: OrderPlanInput, first: Order, held: number, fields: S
   const { serverOrder, observed } = input;
   const { spec } = serverOrder;
   const generation = generationOf(serverOrder);
-  const missing =
-    observed.me && scopeProblem(observed.me, orderScopes, `order ${spec.count - held} more server(s)`);
+  const missing = keyLacks(input, "update", orderScopes, `order ${spec.count - held} more server(s)`);
   if (missing !== undefined) return blocked(input, missing, [], fields);
   if (!observed.grids.ok) return blocked(input, observed.grids.problem, [], fields);
   const more = spec.count - held;
@@ -120,7 +119,7 @@ function planGrowth(input: OrderPlanInput, first: Order, held: number, fields: S
   if (known === undefined) {
     return result(
       input,
-      [{ type: "estimate", input: request, idempotencyKey: estimateKey }],
+      [{ type: "estimate", input: request, idempotencyKey: estimateKey, prepares: "update" }],
       reconciling(
         Reason.Progressing,
         `asking for an estimate of ${more} more server(s) (dry run)`,
@@ -255,7 +254,7 @@ function shrink(
 ): OrderPlan {
   const generation = generationOf(input.serverOrder);
   const purpose = `deprovision ${servers.length} server(s) as spec.count was lowered`;
-  const missing = input.observed.me && scopeProblem(input.observed.me, ["pools:write"], purpose);
+  const missing = keyLacks(input, "update", ["pools:write"], purpose);
   if (missing !== undefined) return blocked(input, missing, [], fields);
   const addresses = servers.map((s) => s.address);
   const intent = intentCall(input.serverOrder, "shrinkServers", { addresses });

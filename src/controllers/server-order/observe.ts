@@ -22,6 +22,7 @@ import { scopeProblem } from "../service/scopes.ts";
 import { pendingRequest, reconcileRequest, requestValue } from "../skeleton/annotations.ts";
 import { inputOf, intentsOf } from "../skeleton/intents.ts";
 import type { Observation } from "../skeleton/kind.ts";
+import { mayCall } from "../skeleton/policies.ts";
 import { deferFirstRead, isSettled, jittered } from "../skeleton/schedule.ts";
 import type { CatalogCache } from "./catalog.ts";
 import { desiredInput, orderSettled } from "./desired.ts";
@@ -87,10 +88,14 @@ async function readService(
 ): Promise<void> {
   const deleting = serverOrder.metadata.deletionTimestamp !== undefined;
   const marker = orderMarker(serverOrder.status);
+  // The order it follows: recorded in status, else the one spec.orderId adopts.
+  const orderId = serverOrder.status?.orderId ?? serverOrder.spec.orderId;
+  // Whether it may place a first order: never when adopting; not when the policies hold creates.
+  const creates = serverOrder.spec.orderId === undefined && mayCall(serverOrder.spec, "create");
   const unreadable = scopeProblem(me, ["pools:read"], "read orders and servers");
   if (unreadable !== undefined) {
     // With no order to read, the plan names every scope ordering needs (pools:write includes pools:read).
-    if (marker !== undefined || serverOrder.status?.orderId !== undefined) knowledge.problem = unreadable;
+    if (marker !== undefined || orderId !== undefined || !creates) knowledge.problem = unreadable;
     return;
   }
   const note = (requestId: string | undefined) => {
@@ -128,7 +133,6 @@ async function readService(
       new Date(growing.since),
     );
   }
-  const orderId = serverOrder.status?.orderId;
   const generation = serverOrder.metadata.generation ?? 0;
   const requested = pendingRequests(serverOrder);
   // A replace call in flight (status.replacing) is finished at once, not at the spread first read.
@@ -149,8 +153,13 @@ async function readService(
   if (orderId !== undefined && !spread && due) {
     await readOrder(deps, client, serverOrder, knowledge, orderId, options.polls, note);
   }
-  const mayOrder = orderId === undefined || marker !== undefined || knowledge.order?.state === "failed";
-  if (!deleting && mayOrder && knowledge.grids.ok && scopeProblem(me, orderScopes, "order") === undefined) {
+  const mayOrder =
+    serverOrder.spec.orderId === undefined &&
+    (orderId === undefined || marker !== undefined || knowledge.order?.state === "failed");
+  // The catalog checks the spec before an order; with creates held it is still read (pools:read) so
+  // the spec is checked all the same, before the dry run is held back with the order.
+  const orderable = !creates || scopeProblem(me, orderScopes, "order") === undefined;
+  if (!deleting && mayOrder && knowledge.grids.ok && orderable) {
     knowledge.catalog = await options.catalogs.get(client);
   }
 }

@@ -1,7 +1,7 @@
 import type { Order } from "../../hosting/index.ts";
 import { quoteRequest } from "../skeleton/condition-changes.ts";
 import type { Recorded } from "../skeleton/intents.ts";
-import { clientOf, type ObjectFact } from "../skeleton/kind.ts";
+import { clientOf, type Doing, type ObjectFact } from "../skeleton/kind.ts";
 import type { OrderAction, OrderFact } from "./actions.ts";
 import { orderSettled, phaseOf } from "./desired.ts";
 import { nextReadMs } from "./observe.ts";
@@ -10,15 +10,19 @@ import { performReplace } from "./perform-replace.ts";
 import type { OrderPerformContext, OrderStep } from "./perform-step.ts";
 import type { OrderPolls } from "./plan-common.ts";
 
-export const doingForOrder: Record<OrderAction["type"], string> = {
-  estimate: "asking for an estimate (dry run)",
+export const doingForOrder: Doing<OrderAction> = {
+  estimate: (action) =>
+    action.prepares === "update"
+      ? "asking for an estimate of more servers for a higher spec.count (dry run)"
+      : "asking for an estimate (dry run)",
   order: "placing the order",
   adopt: "adopting the order",
   deprovision: "deprovisioning the servers",
-  growOrder: "ordering more servers",
+  growOrder: "ordering more servers for a higher spec.count",
   adoptGrowth: "adopting the growth order",
   shrink: "deprovisioning servers for a lower spec.count",
-  power: "changing the servers' power",
+  power: (action) =>
+    `${action.action === "wake" ? "waking" : "hibernating"} ${action.addresses.length} server(s) for spec.power`,
   replace: "replacing a server",
   refuseReplace: "refusing a replace request",
 };

@@ -28,7 +28,7 @@ export function planOrderCleanup(input: OrderPlanInput): OrderPlan {
   const generation = generationOf(serverOrder);
   const deleting = (message: string) => reconciling(Reason.Deleting, message, generation);
   const unordered = () => released(result(input, [], deleting("releasing; no order was placed")));
-  const recorded = serverOrder.status?.orderId ?? observed.order?.id;
+  const recorded = serverOrder.status?.orderId ?? serverOrder.spec.orderId ?? observed.order?.id;
   const marked = orderMarker(serverOrder.status) !== undefined;
   if (recorded === undefined && !marked) return unordered();
   if (observed.problem !== undefined) return blocked(input, observed.problem);

@@ -6,11 +6,15 @@ import {
   getCondition,
   reconciling,
 } from "../../api/conditions.ts";
+import type { Change } from "../../api/policies.ts";
 import type { ServerOrder, ServerOrderStatus } from "../../api/server-order.ts";
+import type { Problem } from "../service/failure.ts";
 import { ownerToRecord } from "../service/ownership.ts";
 import { Reason } from "../service/reasons.ts";
+import { scopeProblem } from "../service/scopes.ts";
 import { reconcileRequest } from "../skeleton/annotations.ts";
 import { type Blocker, problemChange } from "../skeleton/condition-changes.ts";
+import { mayCall } from "../skeleton/policies.ts";
 import type { OrderAction } from "./actions.ts";
 import type { OrderObserved } from "./memory.ts";
 
@@ -63,6 +67,21 @@ export const orderingPhase = "Ordering";
 
 /** Scopes a dry run and a real order need at the service. */
 export const orderScopes = ["pools:write", "compute:spend"];
+
+/**
+ * The scopes the key lacks for a call of this change, as a Stalled MissingScopes problem; none when
+ * the management policies hold such calls back (never sent, so [Observe] works with a read-only key).
+ */
+export function keyLacks(
+  input: OrderPlanInput,
+  change: Change,
+  needed: readonly string[],
+  purpose: string,
+): Problem | undefined {
+  const me = input.observed.me;
+  if (me === undefined || !mayCall(input.serverOrder.spec, change)) return undefined;
+  return scopeProblem(me, needed, purpose);
+}
 
 /** Condition reasons only the ServerOrder controller writes (besides the service's own error codes). */
 export const OrderReason = {

@@ -5,6 +5,7 @@ import { Reason } from "../service/reasons.ts";
 import type { Plans } from "../skeleton/cleanup.ts";
 import { noChange, quoteRequest } from "../skeleton/condition-changes.ts";
 import { isSettled } from "../skeleton/schedule.ts";
+import { unrevertable } from "../skeleton/unrevertable.ts";
 import { planOrdering } from "./approval.ts";
 import { withOrderCost } from "./cost.ts";
 import { orderChanges, phaseOf, reasonOfCode } from "./desired.ts";
@@ -49,8 +50,9 @@ export const orderPlans: Plans<ServerOrder, OrderKnowledge, OrderPlan> = {
 /** The ServerOrder's next step while it is there (the skeleton handles deletion, suspend and problems). Pure. */
 export function planServerOrder(input: OrderPlanInput): OrderPlan {
   const { serverOrder, observed } = input;
-  // A recorded or answered order is the order: an older "ordering" marker never leads to another.
-  const orderId = serverOrder.status?.orderId ?? observed.order?.id;
+  // A recorded, adopted (spec.orderId) or answered order is the order: an older "ordering" marker
+  // never leads to another.
+  const orderId = serverOrder.status?.orderId ?? serverOrder.spec.orderId ?? observed.order?.id;
   if (orderId !== undefined) return planPlaced(input, orderId);
   const marker = observed.refused === undefined ? orderMarker(serverOrder.status) : undefined;
   if (marker !== undefined) {
@@ -64,52 +66,62 @@ export function planServerOrder(input: OrderPlanInput): OrderPlan {
 function planPlaced(input: OrderPlanInput, orderId: string): OrderPlan {
   const { serverOrder, observed } = input;
   const generation = generationOf(serverOrder);
+  const adopted = serverOrder.spec.orderId !== undefined;
   const order = observed.order?.id === orderId ? observed.order : undefined;
   if (order === undefined) {
     // A settled order not read yet after a restart (its first read is spread): status stands.
     if (!observed.gone && isSettled(serverOrder, generation)) return result(input, [], noChange());
     if (!observed.gone)
       return result(input, [], reconciling(Reason.Progressing, `reading order ${orderId}`, generation));
+    const unknown = adopted
+      ? `order ${orderId} (spec.orderId) does not exist at the service or its owner is not the key's user; ` +
+        "check the ID, or delete this ServerOrder and create one without spec.orderId"
+      : `order ${orderId} is not known to the service (or not to this key's user); check the credentials`;
     return blocked(input, {
       stalled: true,
       reason: Reason.ExternalNotFound,
-      message: quoteRequest(
-        observed.requestId,
-        `order ${orderId} is not known to the service (or not to this key's user); check the credentials`,
-      ),
+      message: quoteRequest(observed.requestId, unknown),
     });
   }
   const gridIds = observed.grids.ok ? observed.grids.gridIds : undefined;
   const changes = orderChanges(serverOrder.spec, gridIds, order);
   if (order.state === "failed") {
-    // A failed order delivered no servers: a changed spec may order again.
-    if (changes.length > 0) return planOrdering(input);
+    // A failed order delivered no servers: a changed spec may order again (never for an adopted one).
+    if (changes.length > 0 && !adopted) return planOrdering(input);
     return failed(input, order);
   }
   const fields = {
     phase: phaseOf(order),
-    ordered: { status: "True" as const, reason: Reason.Succeeded, message: `order ${order.id} was placed` },
+    ordered: {
+      status: "True" as const,
+      reason: Reason.Succeeded,
+      message: `order ${order.id} was ${adopted ? "adopted (spec.orderId)" : "placed"}`,
+    },
   };
   if (changes.length > 0) {
-    return blocked(
-      input,
-      {
-        stalled: true,
-        reason: Reason.ImmutableAfterOrder,
-        message: `${changes.join("; ")}: these fields are fixed once ordered (only spec.count and spec.power change the servers); set the spec back, or create another ServerOrder`,
-      },
-      [],
-      fields,
+    const blocker = {
+      stalled: true,
+      reason: Reason.ImmutableAfterOrder,
+      message: `${changes.map((c) => c.phrase).join("; ")}: these fields are fixed once ordered (only spec.count and spec.power change the servers); set the spec back, or create another ServerOrder`,
+    };
+    const change = unrevertable(
+      serverOrder.spec,
+      changes.map((c) => c.field),
+      blocker,
+      generation,
     );
+    return result(input, [], change, fields);
   }
   return describeProgress(input, order, fields);
 }
 
 function failed(input: OrderPlanInput, order: Order): OrderPlan {
   const reason = reasonOfCode(order.error?.code ?? "order_failed");
-  const message =
-    `order ${order.id} failed at the service: ${order.error?.message ?? "no reason given"}; ` +
-    "change the spec (e.g. spec.zone) to order again";
+  const again =
+    input.serverOrder.spec.orderId === undefined
+      ? "change the spec (e.g. spec.zone) to order again"
+      : "it was adopted (spec.orderId), so berth orders nothing: create another ServerOrder without spec.orderId to order";
+  const message = `order ${order.id} failed at the service: ${order.error?.message ?? "no reason given"}; ${again}`;
   return blocked(input, { stalled: true, reason, message }, [], {
     phase: phaseOf(order),
     ordered: { status: "False", reason, message },

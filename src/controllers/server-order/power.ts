@@ -1,11 +1,11 @@
 import { reconciling } from "../../api/conditions.ts";
 import { Reason } from "../service/reasons.ts";
-import { scopeProblem } from "../service/scopes.ts";
 import { intentCall } from "../skeleton/intents.ts";
 import { liveServers } from "./growth.ts";
 import {
   blocked,
   generationOf,
+  keyLacks,
   type OrderPlan,
   type OrderPlanInput,
   result,
@@ -33,9 +33,12 @@ export function planPower(input: OrderPlanInput, fields: StepFields): OrderPlan 
   const toMove = live.filter((s) => s.state === from).map((s) => s.address);
   const attempt = observed.power?.action === action ? observed.power : undefined;
   if (toMove.length > 0) {
-    const missing =
-      observed.me &&
-      scopeProblem(observed.me, powerScopes[action], `${action} the servers (spec.power ${wanted})`);
+    const missing = keyLacks(
+      input,
+      "update",
+      powerScopes[action],
+      `${action} the servers (spec.power ${wanted})`,
+    );
     if (missing !== undefined) return blocked(input, missing, [], fields);
     const zones = [...new Set(live.filter((s) => s.state === from).map((s) => s.zone ?? "?"))].join(", ");
     const blockedWake = action === "wake" && attempt !== undefined && attempt.failures > 0;

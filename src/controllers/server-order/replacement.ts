@@ -6,7 +6,6 @@ import {
 } from "../../api/conditions.ts";
 import { annotations } from "../../api/meta.ts";
 import { Reason } from "../service/reasons.ts";
-import { scopeProblem } from "../service/scopes.ts";
 import { pendingRequest, requestValue } from "../skeleton/annotations.ts";
 import { type IntentCall, intentCall } from "../skeleton/intents.ts";
 import type { ReplaceAction } from "./actions.ts";
@@ -15,6 +14,7 @@ import { liveServers } from "./growth.ts";
 import {
   blocked,
   generationOf,
+  keyLacks,
   type OrderPlan,
   type OrderPlanInput,
   OrderReason,
@@ -177,9 +177,7 @@ function replace(
   action: Omit<Extract<ReplaceAction, { type: "replace" }>, "type">,
   message: string,
 ): OrderPlan {
-  const missing =
-    input.observed.me &&
-    scopeProblem(input.observed.me, orderScopes, "replace a server (it orders a new one)");
+  const missing = keyLacks(input, "update", orderScopes, "replace a server (it orders a new one)");
   if (missing !== undefined) return blocked(input, missing, [], fields);
   if (!input.serverOrder.spec.approved) return awaitingApprovalToReplace(input, action.address, fields);
   const refused = input.observed.replaceRefused;

@@ -9,6 +9,7 @@ import { type Allowance, gatePlan } from "./policies.ts";
 import { type Progress, performRound, type RoundStart, type Stop } from "./round.ts";
 import { settleIntents } from "./settlement.ts";
 import { spendProblem } from "./spend-gate.ts";
+import { reportedDifference } from "./unrevertable.ts";
 
 /** Where one reconcile starts acting from. */
 export interface ConvergeStart<R extends Resource, K> extends RoundStart<R> {
@@ -55,8 +56,10 @@ export async function converge<
     const generation = progress.resource.metadata.generation ?? 0;
     const deleting = progress.resource.metadata.deletionTimestamp !== undefined;
     const gated = gatePlan(planned, kind, start.allowance, { generation, now, deleting });
-    if (gated.change !== undefined && !reported) reportHeld(start, progress.resource, gated.change);
-    reported ||= gated.change !== undefined;
+    // What is held back, or a difference the plan reports itself (one no call can revert): an event.
+    const report = gated.change ?? reportedDifference(gated.plan.status.conditions);
+    if (report !== undefined && !reported) reportHeld(start, progress.resource, report);
+    reported ||= report !== undefined;
     return gated.plan;
   };
   let plan = decide(settled.blocking);

@@ -43,6 +43,12 @@ export interface Observation<K> {
 export interface Action {
   type: string;
   intent?: IntentCall | undefined;
+  /**
+   * A call that changes nothing itself but only prepares a change (a dry run before an order): the
+   * skeleton holds it back with that change, so a policy or a pause that holds the order holds its
+   * estimate too.
+   */
+  prepares?: Change | undefined;
 }
 
 /** A plan: the actions to perform now and the status to write once they are done. */

@@ -63,7 +63,18 @@ describe("gatePlan: which actions a policy or a pause lets through", () => {
 
   it("names the fields that differ", () => {
     const { change } = gate(allowance(["Observe", "Create"]));
-    expect(change?.set[0]?.message).toContain("patching it (image differ)");
+    expect(change?.set[0]?.message).toContain("patching it (image differs)");
+  });
+
+  it("a call that prepares a change (a dry run before an order) is held back with that change", () => {
+    const dryRun = { type: "note" as const, prepares: "create" as const };
+    const plan = { actions: [dryRun], status: {}, stalled: false };
+    const context = { generation: 1, now: new Date(0), deleting: false };
+    const held = gatePlan(plan, judging, allowance(["Observe", "Update"]), context);
+    expect(held.plan.actions).toEqual([]);
+    expect(held.change?.set[0]?.reason).toBe("ExternalNotFound");
+    expect(gatePlan(plan, judging, allowance(["Observe", "Create"]), context).plan.actions).toEqual([dryRun]);
+    expect(gatePlan(plan, judging, allowance(["*"], "namespace"), context).plan.actions).toEqual([]);
   });
 
   it("going away, every change is the deletion's: without Delete even a stop is held", () => {

@@ -79,6 +79,32 @@ export function allows(allowance: Allowance, change: ActionChange): boolean {
   return allowance.paused === undefined && policiesAllow(allowance.policies, change);
 }
 
+/**
+ * Whether a resource's management policies (resolved into its spec by `withAllowance`) let a call
+ * of this change be sent. A plan checks the key's scopes only for such calls: one the policies hold
+ * back is never sent, so an [Observe] resource works with a read-only key. Pure.
+ */
+export function mayCall(
+  spec: { managementPolicies?: readonly ManagementPolicy[] | undefined },
+  change: ActionChange,
+): boolean {
+  return change === "none" || policiesAllow(spec.managementPolicies ?? allPolicies, change);
+}
+
+/** The change an action makes, or prepares (a dry run is held back with its order). */
+export function changeOf<A extends Action>(changes: { readonly [T in A["type"]]: ActionChange }, action: A) {
+  return action.prepares ?? changes[action.type as A["type"]];
+}
+
+/** The actions the policies let be sent (see `mayCall`): the ones whose scopes a plan checks. Pure. */
+export function sentActions<A extends Action>(
+  spec: { managementPolicies?: readonly ManagementPolicy[] | undefined },
+  changes: { readonly [T in A["type"]]: ActionChange },
+  actions: readonly A[],
+): A[] {
+  return actions.filter((action) => mayCall(spec, changeOf(changes, action)));
+}
+
 /** A deletion calls nothing and leaves the object at the service: Orphan, or no Delete policy. */
 export function releasesWithoutCalls(allowance: Allowance): boolean {
   return allowance.deletionPolicy === "Orphan" || !policiesAllow(allowance.policies, "delete");
@@ -118,7 +144,7 @@ export function gatePlan<A extends Action, P extends BasePlan<A> & { addsFinaliz
   const admitted: A[] = [];
   const held: HeldAction[] = [];
   for (const action of plan.actions) {
-    const own = judging.changes[action.type as A["type"]];
+    const own = changeOf(judging.changes, action);
     // Going away, every change is part of the deletion (an App is stopped before it is deleted).
     const change = context.deleting && own !== "none" ? "delete" : own;
     if (allows(allowance, change)) admitted.push(action);
@@ -234,5 +260,5 @@ function policyHeld(
 function describeHeld(held: HeldAction): string {
   return held.fields === undefined || held.fields.length === 0
     ? held.doing
-    : `${held.doing} (${held.fields.join(", ")} differ)`;
+    : `${held.doing} (${held.fields.join(", ")} ${held.fields.length === 1 ? "differs" : "differ"})`;
 }
