@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CostedResource, decide, formatMicros, toMicros } from "./spend.ts";
+import { type CostedResource, decide, formatMicros, toMicros, withRefused } from "./spend.ts";
 
 const now = new Date("2026-01-01T12:00:00Z");
 const ttl = 30 * 60_000;
@@ -124,4 +124,22 @@ describe("toMicros", () => {
     ["0.0000001", 1n],
     ["x", undefined],
   ])("%s", (amount, micros) => expect(toMicros(amount)).toBe(micros));
+});
+
+describe("withRefused: the refused, oldest refusal first (the order a raised limit wakes them in)", () => {
+  const at = (minute: number) => `2030-01-01T00:${String(minute).padStart(2, "0")}:00.000Z`;
+  const entry = (resource: string, minute: number, adds = "0.1") => ({ resource, adds, since: at(minute) });
+
+  it("a new refusal goes after the older ones", () => {
+    const list = withRefused([entry("ServerOrder/a", 1)], entry("App/b", 5));
+    expect(list.map((r) => r.resource)).toEqual(["ServerOrder/a", "App/b"]);
+  });
+
+  it("a resource refused again keeps its first refusal's place and time, with what it adds now", () => {
+    const list = withRefused(
+      [entry("ServerOrder/a", 1), entry("App/b", 5)],
+      entry("ServerOrder/a", 9, "0.3"),
+    );
+    expect(list).toEqual([entry("ServerOrder/a", 1, "0.3"), entry("App/b", 5)]);
+  });
 });
