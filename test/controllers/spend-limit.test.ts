@@ -179,7 +179,9 @@ describe("SpendLimit", () => {
     // Three servers at 0.052: 0.156/h for all, 0.104 more than the one running.
     await objects.patch("serverorders", "batch", { spec: { count: 3 } });
     const stalled = await objects.waitFor("serverorders", "batch", refusedBySpend);
-    expect(stalledMessage(stalled)).toContain("ordering more servers would add 0.104/h");
+    expect(stalledMessage(stalled)).toContain(
+      "ordering more servers for a higher spec.count would add 0.104/h",
+    );
     expect(placedOrders()).toHaveLength(1);
     expect(stalled?.status?.growthOrders ?? []).toEqual([]);
   });
