@@ -3,11 +3,10 @@ import { getCondition } from "../../api/conditions.ts";
 import { finalizer } from "../../api/meta.ts";
 import type { ManagementPolicy } from "../../api/policies.ts";
 import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
-import type { Me, Order, Server } from "../../hosting/index.ts";
 import { planFor } from "../skeleton/cleanup.ts";
 import { gatePlan } from "../skeleton/policies.ts";
 import { orderChanges } from "./actions.ts";
-import type { Catalog } from "./catalog.ts";
+import { me, now, observed, order, placement, server } from "./builders.test-support.ts";
 import type { OrderObserved } from "./memory.ts";
 import { doingForOrder } from "./perform.ts";
 import { orderPlans } from "./plan.ts";
@@ -15,27 +14,7 @@ import { orderPlans } from "./plan.ts";
 // A ServerOrder adopting an existing order by spec.orderId, and what policies that hold calls back
 // ask of the key: only the scopes of the calls that are sent.
 
-const now = new Date("2030-01-01T00:10:00Z");
-const placed = { csp: "native", region: "eu-central", zone: "eu-central-1a", instanceType: "native.small" };
-const catalog: Catalog = {
-  regions: [{ id: "eu-central", name: "Frankfurt", csps: ["native"] }],
-  zones: [
-    { id: "eu-central-1a", regionId: "eu-central", available: true },
-    { id: "eu-central-1b", regionId: "eu-central", available: true },
-  ],
-  instanceTypes: [
-    {
-      id: "native.small",
-      csp: "native",
-      cpu: 2,
-      memoryMb: 4096,
-      gpu: 0,
-      hourlyPrice: "0.0520",
-      currency: "USD",
-    },
-  ],
-};
-
+const placed = placement;
 function serverOrder(spec: Record<string, unknown> = {}): ServerOrder {
   return serverOrderSchema.parse({
     apiVersion: "berth.dev/v1alpha1",
@@ -45,48 +24,7 @@ function serverOrder(spec: Record<string, unknown> = {}): ServerOrder {
   });
 }
 
-const me = (scopes: string[]): Me => ({
-  user: { id: "u1", email: "u@example.test" },
-  apiKey: { id: "k1", scopes, projectIds: [], expiresAt: null },
-  oauthClient: null,
-});
 const readOnly = me(["projects:read", "apps:read", "pools:read"]);
-
-const order = (overrides: Partial<Order> = {}): Order => ({
-  id: "ord_1",
-  state: "completed",
-  ...placed,
-  count: 2,
-  gridIds: [],
-  servers: ["0xa", "0xb"],
-  error: null,
-  pollAfterSec: null,
-  ...overrides,
-});
-const server = (address: string, state = "running"): Server => ({
-  address,
-  orderId: "ord_1",
-  gridIds: [],
-  state,
-  ...placed,
-});
-
-function observed(overrides: Partial<OrderObserved> = {}): OrderObserved {
-  return {
-    problem: undefined,
-    me: me(["pools:write", "compute:spend"]),
-    grids: { ok: true, gridIds: [] },
-    catalog,
-    estimate: undefined,
-    order: undefined,
-    gone: false,
-    servers: undefined,
-    candidates: undefined,
-    refused: undefined,
-    requestId: "req_1",
-    ...overrides,
-  };
-}
 
 const delivered = { order: order(), servers: [server("0xa"), server("0xb")] };
 const observe: ManagementPolicy[] = ["Observe"];

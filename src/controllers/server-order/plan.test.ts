@@ -2,47 +2,19 @@ import { describe, expect, it } from "vitest";
 import { type Condition, getCondition } from "../../api/conditions.ts";
 import { finalizer } from "../../api/meta.ts";
 import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
-import type { Me, Order, Server } from "../../hosting/index.ts";
 import type { Failure } from "../service/failure.ts";
 import { stepsOf } from "../skeleton/cleanup.test-support.ts";
 import { planFor } from "../skeleton/cleanup.ts";
 import { type IntentCall, pendingRecord } from "../skeleton/intents.ts";
 import type { OrderAction } from "./actions.ts";
-import type { Catalog } from "./catalog.ts";
+import { me, now, observed, order, placement, server } from "./builders.test-support.ts";
 import type { OrderObserved } from "./memory.ts";
 import { orderPlans } from "./plan.ts";
 import type { OrderPlan } from "./plan-common.ts";
 
-const now = new Date("2030-01-01T00:10:00Z");
 const gridId = "0b7c1f8e-3d2a-4c5b-9e6f-1a2b3c4d5e6f";
 
-const catalog: Catalog = {
-  regions: [{ id: "eu-central", name: "Frankfurt", csps: ["native", "aws"] }],
-  zones: [
-    { id: "eu-central-1a", regionId: "eu-central", available: true },
-    { id: "eu-central-1b", regionId: "eu-central", available: true },
-  ],
-  instanceTypes: [
-    {
-      id: "native.small",
-      csp: "native",
-      cpu: 2,
-      memoryMb: 4096,
-      gpu: 0,
-      hourlyPrice: "0.0520",
-      currency: "USD",
-    },
-    { id: "aws.small", csp: "aws", cpu: 2, memoryMb: 4096, gpu: 0, hourlyPrice: "0.0572", currency: "USD" },
-  ],
-};
-
-const baseSpec = {
-  csp: "native",
-  region: "eu-central",
-  zone: "eu-central-1a",
-  instanceType: "native.small",
-  count: 2,
-};
+const baseSpec = { ...placement, count: 2 };
 
 function serverOrder(
   spec: Record<string, unknown> = {},
@@ -66,55 +38,6 @@ function serverOrder(
 }
 
 const approved = { approved: true, maxHourlyCost: "0.20" };
-
-const me = (scopes: string[]): Me => ({
-  user: { id: "u1", email: "u@example.test" },
-  apiKey: { id: "k1", scopes, projectIds: [], expiresAt: null },
-  oauthClient: null,
-});
-
-function order(overrides: Partial<Order> = {}): Order {
-  return {
-    id: "ord_1",
-    state: "completed",
-    ...baseSpec,
-    gridIds: [],
-    servers: ["0xa", "0xb"],
-    error: null,
-    pollAfterSec: null,
-    createdAt: "2030-01-01T00:10:05Z",
-    ...overrides,
-  };
-}
-
-function server(address: string, state = "running"): Server {
-  return {
-    address,
-    orderId: "ord_1",
-    gridIds: [],
-    state,
-    ...baseSpec,
-    hourlyCost: "0.0520",
-    createdAt: "2030-01-01T00:10:05Z",
-  };
-}
-
-function observed(overrides: Partial<OrderObserved> = {}): OrderObserved {
-  return {
-    problem: undefined,
-    me: me(["pools:write", "compute:spend"]),
-    grids: { ok: true, gridIds: [] },
-    catalog,
-    estimate: undefined,
-    order: undefined,
-    gone: false,
-    servers: undefined,
-    candidates: undefined,
-    refused: undefined,
-    requestId: "req_1",
-    ...overrides,
-  };
-}
 
 const plan = (object: ServerOrder, overrides: Partial<OrderObserved> = {}) =>
   planFor(orderPlans, object, observed(overrides), now);

@@ -185,8 +185,7 @@ function withGrowth(serverOrder: ServerOrder, order: Order, intent: Intent) {
 
 /**
  * An order call sent again, identical (its key and the input it recorded), so the service's answer
- * settles it before a deletion releases (see `cleanup.ts`): the first order, a growth order, a
- * replacement. Calls on listed servers (shrink, power) are settled by reading the servers. Pure.
+ * settles it (see `cleanup.ts`): the first order, a growth order, a replacement. Calls on listed servers (shrink, power) are settled by reading the servers. Pure.
  */
 export function reaskOrderIntent(intent: Intent): OrderAction | undefined {
   const call = { operation: intent.operation, attempt: intent.attempt, key: intent.key };

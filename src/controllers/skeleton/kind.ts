@@ -183,9 +183,10 @@ export interface Kind<
   settle?(intent: Intent, knowledge: K, resource: R, now: Date): Settlement<F>;
   /**
    * The action that sends an intent's call again, identical (its key and input), so that the
-   * service's own word settles it: a replay of what it did, in progress, or done now. A deletion
-   * asks so before it releases, while the key may still act (see `cleanup.ts`). Undefined when the
-   * identical call can't be rebuilt (the spec it was made from changed since). Pure.
+   * service's own word settles it: a replay of what it did, in progress, or done now. While the key
+   * may still act, a deletion asks so before it releases, and a plan before a call of the same
+   * operation under another key (see `cleanup.ts`). Undefined when the identical call can't be
+   * rebuilt. Pure.
    */
   reask?(intent: Intent, resource: R, knowledge: K): A | undefined;
 }
