@@ -124,6 +124,22 @@ export const serverOrderStatusSchema = z
       .max(1000)
       .optional()
       .describe("Orders placed after the first one because spec.count grew, oldest first."),
+    folded: z
+      .object({
+        growthOrders: z.int().min(0).describe("Growth orders folded out of status.growthOrders."),
+        servers: z
+          .int()
+          .min(0)
+          .describe(
+            "Servers those growth orders delivered: still counted in what the ServerOrder holds, as " +
+              "status.removedCount still counts those a lowered spec.count deprovisioned.",
+          ),
+      })
+      .optional()
+      .describe(
+        "Growth orders no longer listed in status.growthOrders: settled over a day ago with all their " +
+          "servers gone (deprovisioned or replaced). Their servers still count in what the ServerOrder holds.",
+      ),
     growing: z
       .object({
         target: z.int().min(1).describe("spec.count the growth order is for."),

@@ -9,7 +9,7 @@ import {
 } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { approvedOrder, sleep, useOperatorEnvironment } from "./support.ts";
+import { approvedOrder, fastPolls, sleep, useOperatorEnvironment } from "./support.ts";
 
 const kinds = { projects: "Project", apps: "App", grids: "Grid", serverorders: "ServerOrder" } as const;
 
@@ -192,6 +192,74 @@ describe("restoring day-2 states without status", () => {
     await objects.waitFor("serverorders", "batch", hibernated, 60_000);
     expect(orders()).toBe(1);
     expect(env.requests("powerServers")).toHaveLength(powerCalls);
+    await objects.remove("serverorders", "batch");
+    await objects.waitForGone("serverorders", "batch", 60_000);
+    expect(await activeServers(account.token)).toBe(0);
+  });
+
+  it("a ServerOrder folds the orders whose servers are gone: its annotation stays small, and a restore and a deletion still hold", {
+    timeout: 240_000,
+  }, async () => {
+    const account = await env.setUp();
+    // Orders are folded as soon as their servers are gone, not a day later; the simulator's clock
+    // runs 20 times faster, so its orders look made in the future.
+    const foldOrdersAfterMs = -24 * 3_600_000;
+    await env.startOperator({ settings: { polls: fastPolls, stalledRetryMs: 2000, foldOrdersAfterMs } });
+    await orderOf(1);
+    const count = async (n: number, settled: (o: BerthObject | undefined) => boolean) => {
+      await objects.patch("serverorders", "batch", { spec: { count: n } });
+      return objects.waitFor("serverorders", "batch", (o) => listed(n)(o) && settled(o), 60_000);
+    };
+    const growthIds = (o: BerthObject | undefined) =>
+      ((o?.status?.growthOrders as { id: string }[] | undefined) ?? []).map((g) => g.id);
+    // Grown (g1), lowered (g1's server deprovisioned), grown again (g2): g1 holds nothing.
+    const grown = await count(2, (o) => growthIds(o).length === 1);
+    const [g1] = growthIds(grown);
+    await count(1, (o) => o?.status?.removedCount === 1);
+    const folded = { growthOrders: 1, servers: 1 };
+    const regrown = await count(2, (o) => JSON.stringify(o?.status?.folded) === JSON.stringify(folded));
+    expect(growthIds(regrown)).not.toContain(g1);
+    // The first order's server replaced (r1), then r1's server replaced in turn (r2): r1 holds nothing.
+    const replacementOrders = (o: BerthObject | undefined) =>
+      (replacementsOf(o) as { orderId?: string }[]).map((r) => r.orderId);
+    const replace = async (
+      address: string | undefined,
+      ticket: string,
+      settled: (o: BerthObject | undefined) => boolean,
+    ) => {
+      await objects.patch("serverorders", "batch", {
+        metadata: { annotations: { "berth.dev/replace-server": `${address}@${ticket}` } },
+      });
+      return objects.waitFor("serverorders", "batch", (o) => listed(2)(o) && settled(o), 60_000);
+    };
+    const firstOrder = String(regrown?.status?.orderId);
+    const ofFirst = (
+      await serviceHttp(env.baseUrl, account.token).items<{ address: string; orderId: string }>("/servers")
+    ).find((s) => s.orderId === firstOrder);
+    const once = await replace(ofFirst?.address, "ticket-1", (o) => replacementsOf(o).length === 1);
+    const [r1] = replacementOrders(once);
+    const successor = (
+      await serviceHttp(env.baseUrl, account.token).items<{ address: string; orderId: string }>("/servers")
+    ).find((s) => s.orderId === r1);
+    const twice = await replace(successor?.address, "ticket-2", (o) => {
+      const ids = replacementOrders(o);
+      return ids.length === 1 && ids[0] !== r1;
+    });
+    const owned = twice?.metadata.annotations?.["berth.dev/owned"] ?? "";
+    expect(owned).not.toContain(String(g1));
+    expect(owned).not.toContain(String(r1));
+    expect(JSON.parse(owned)).toMatchObject({ folded });
+    const placed = orders();
+    const replaced = env.requests("replaceServer").filter((r) => r.status < 300 && !r.replayed).length;
+    expect([placed, replaced]).toEqual([3, 2]);
+    // Restored without status from the folded annotation: the same count held, nothing ordered.
+    await restore("serverorders", "batch");
+    const restored = await objects.waitFor("serverorders", "batch", listed(2), 60_000);
+    expect(restored?.status?.folded).toEqual(folded);
+    expect(withCondition("Stalled")(restored)).toBe(false);
+    await sleep(3000);
+    expect(orders()).toBe(placed);
+    expect(await activeServers(account.token)).toBe(2);
     await objects.remove("serverorders", "batch");
     await objects.waitForGone("serverorders", "batch", 60_000);
     expect(await activeServers(account.token)).toBe(0);

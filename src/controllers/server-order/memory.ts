@@ -111,6 +111,11 @@ export interface OrderObserved {
    * intent's own input; absent while not looked up.
    */
   lookups?: Record<string, Order[]> | undefined;
+  /**
+   * Recorded growth and replacement orders settled long enough ago whose servers are all gone (the
+   * listing just read showed none): their status entries may be folded. Set only by a read.
+   */
+  foldable?: string[] | undefined;
   /** The service refused a replace call just now (a definite answer: nothing was replaced). */
   replaceRefused?: Failure | undefined;
 }

@@ -26,6 +26,7 @@ import { mayCall } from "../skeleton/policies.ts";
 import { deferFirstRead, isSettled, jittered } from "../skeleton/schedule.ts";
 import type { CatalogCache } from "./catalog.ts";
 import { desiredInput, orderSettled } from "./desired.ts";
+import { defaultFoldAfterMs, foldableOrders } from "./fold.ts";
 import { growServers } from "./growth.ts";
 import { ordersFromEarlierAttempt, replacementsFromEarlierAttempt } from "./inspection.ts";
 import { serverOrderType } from "./kind.ts";
@@ -244,6 +245,9 @@ async function readOrder(
     note,
   );
   knowledge.replacementOrders = replacing.orders;
+  const foldBefore = now - (deps.settings.foldOrdersAfterMs ?? defaultFoldAfterMs);
+  const emptied = [...growth.emptied, ...replacing.emptied];
+  knowledge.foldable = foldableOrders(emptied, status?.replacements ?? [], foldBefore);
   if (knowledge.servers !== undefined) {
     knowledge.servers = [...knowledge.servers, ...growth.servers, ...replacing.servers];
   }
@@ -277,10 +281,11 @@ async function readRecordedOrders(
   knownOrders: readonly Order[],
   priority: "user" | "background",
   note: (requestId: string | undefined) => void,
-): Promise<{ servers: Server[]; orders: Order[] }> {
+): Promise<{ servers: Server[]; orders: Order[]; emptied: Order[] }> {
   const known = new Map(knownOrders.map((o) => [o.id, o]));
   const orders: Order[] = [];
   const servers: Server[] = [];
+  const emptied: Order[] = [];
   for (const id of ids) {
     let order = known.get(id);
     if (order === undefined || !orderSettled(order)) {
@@ -295,13 +300,15 @@ async function readRecordedOrders(
     }
     if (order !== undefined) orders.push(order);
     if (order?.state === "pending") continue;
+    const listed = servers.length;
     for await (const server of paginate((cursor) =>
       client.listServers({ orderId: id, cursor }, { priority }),
     )) {
       servers.push(server);
     }
+    if (order !== undefined && orderSettled(order) && servers.length === listed) emptied.push(order);
   }
-  return { servers, orders };
+  return { servers, orders, emptied };
 }
 
 /**

@@ -22,6 +22,14 @@ export interface ControllerSettings {
   polls: PollIntervals;
   /** How often each credential's balance is read at most (default 5 minutes). */
   balanceIntervalMs?: number | undefined;
+  /**
+   * How old a ServerOrder's settled growth or replacement order must be, its servers all gone,
+   * before its entry is folded out of status (default 25 hours: past the service's 24-hour
+   * Idempotency-Key lifetime and the clock slack, so no call in doubt can still be looking for it).
+   * Measured against the service's creation time: a test whose simulator clock runs fast sets it
+   * below zero.
+   */
+  foldOrdersAfterMs?: number | undefined;
 }
 
 /** How long to wait before looking at work in flight again, by what is happening (milliseconds). */

@@ -19,7 +19,7 @@ import {
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Watch } from "./controller.ts";
 import type { Resource } from "./kind.ts";
-import { ownedValue } from "./owned.ts";
+import { type OwnedField, ownedValue } from "./owned.ts";
 
 /** Where the external ID a resource names comes from. */
 export type Named = "status" | "annotation" | "spec";
@@ -108,7 +108,7 @@ function cachedClaimants(deps: ControllerDeps, type: ResourceType, id: string): 
  * resource held before claims were recorded dates from its creation; a new one from `now`.
  */
 export function identityMetadata(
-  kind: { type: ResourceType; externalId?: string | undefined; owns?: readonly string[] | undefined },
+  kind: { type: ResourceType; externalId?: string | undefined; owns?: readonly OwnedField[] | undefined },
   object: KubeObject,
   status: { before: unknown; now: unknown },
   now: Date,

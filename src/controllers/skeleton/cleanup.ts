@@ -12,6 +12,7 @@ import { Reason } from "../service/reasons.ts";
 import { noChange, problemChange, suspended } from "./condition-changes.ts";
 import type { Blocking } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Resource } from "./kind.ts";
+import type { OwnedField } from "./owned.ts";
 import { type Allowance, allowanceOf, releasesWithoutCalls } from "./policies.ts";
 
 /** A kind's plan with the skeleton's own step on the finalizer. */
@@ -27,7 +28,7 @@ export interface Plans<R, K, P extends BasePlan<unknown>> {
   planCleanup(resource: R, knowledge: K, now: Date): P;
   report(resource: R, knowledge: K, change: ConditionChange, now: Date): P;
   externalId?: string | undefined;
-  owns?: readonly string[] | undefined;
+  owns?: readonly OwnedField[] | undefined;
 }
 
 function holdsFinalizer(resource: Resource): boolean {

@@ -10,6 +10,7 @@ import type { Connection, HostingAccess } from "../service/hosting-access.ts";
 import type { SpendAsk } from "../service/spend-ledger.ts";
 import type { IntentCall, Settlement } from "./intents.ts";
 import type { Release } from "./object.ts";
+import type { OwnedField } from "./owned.ts";
 import type { Resource, WithConditions } from "./resource.ts";
 
 /** What an action does at the service: a change a policy or a pause may hold back, or nothing (`none`). */
@@ -173,7 +174,7 @@ export interface Kind<
    * app's project, day-2 requests handled), kept with the owner and its open intents in the
    * berth.dev/owned annotation so a restore without status rebuilds them (see `owned.ts`).
    */
-  owns?: readonly string[];
+  owns?: readonly OwnedField[];
   /** What the output ConfigMap (spec.outputs) holds for this status: only keys whose values are known. Pure. */
   outputs(resource: R, status: P["status"]): Record<string, string>;
   /**

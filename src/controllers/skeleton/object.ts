@@ -12,7 +12,7 @@ import {
   type ResourceType,
   removeFinalizer,
 } from "../../runtime/index.ts";
-import { ownedValue, withRestoredIdentity } from "./owned.ts";
+import { type OwnedField, ownedValue, withRestoredIdentity } from "./owned.ts";
 import type { Resource } from "./resource.ts";
 
 // The Kubernetes object one reconcile works on: parsed (leniently while it is deleted), written
@@ -83,7 +83,7 @@ export interface ObjectWrites<R extends Resource> {
     type: ResourceType;
     schema: z.ZodType<R>;
     externalId?: string | undefined;
-    owns?: readonly string[] | undefined;
+    owns?: readonly OwnedField[] | undefined;
   };
   /** Told of each status write before the final one (its watch event is no news). */
   onWrite?: ((before: KubeObject, written: KubeObject) => void) | undefined;

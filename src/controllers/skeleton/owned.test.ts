@@ -29,6 +29,18 @@ describe("ownedValue", () => {
     });
   });
 
+  it("keeps only the named fields of each entry of a list it keeps in part", () => {
+    const replacements = [
+      { address: "0x1", orderId: "o3", request: "0x1@ticket-7", at: "2030-01-01T00:00:00Z" },
+    ];
+    const kept = ownedValue({ replacements }, [
+      { field: "replacements", keep: ["address", "orderId", "at"] },
+    ]);
+    expect(JSON.parse(kept ?? "")).toEqual({
+      replacements: [{ address: "0x1", orderId: "o3", at: "2030-01-01T00:00:00Z" }],
+    });
+  });
+
   it("is nothing when the status owns nothing", () => {
     expect(ownedValue({ orderId: "o1", growthOrders: [], intents: [] }, owns)).toBeUndefined();
   });

@@ -8,6 +8,12 @@ import type { Resource } from "./resource.ts";
 
 type Status = Record<string, unknown> & { intents?: { state?: string }[] | undefined };
 
+/**
+ * A status field the annotation keeps: whole, or (a list of objects) with only the `keep` fields of
+ * each entry, so a long list stays small (the apiserver allows 256 KiB for all annotations).
+ */
+export type OwnedField = string | { field: string; keep: readonly string[] };
+
 /** Fields every kind keeps: the owner, and the intents that may still act. */
 const always = ["owner", "intents"] as const;
 
@@ -15,14 +21,22 @@ const always = ["owner", "intents"] as const;
  * The `berth.dev/owned` annotation's value for this status: the fields `owns` names that it holds,
  * with only the intents that may still act (a refused one is settled). Undefined when it holds none.
  */
-export function ownedValue(status: unknown, owns: readonly string[]): string | undefined {
+export function ownedValue(status: unknown, owns: readonly OwnedField[]): string | undefined {
   const known = (status ?? {}) as Status;
   const kept: Record<string, unknown> = {};
-  for (const field of [...owns, ...always]) {
-    const value = field === "intents" ? known.intents?.filter((i) => i.state !== "Refused") : known[field];
+  for (const owned of [...owns, ...always]) {
+    const field = typeof owned === "string" ? owned : owned.field;
+    const whole = field === "intents" ? known.intents?.filter((i) => i.state !== "Refused") : known[field];
+    const value =
+      typeof owned === "string" || !Array.isArray(whole) ? whole : whole.map((e) => only(e, owned.keep));
     if (value !== undefined && !(Array.isArray(value) && value.length === 0)) kept[field] = value;
   }
   return Object.keys(kept).length === 0 ? undefined : JSON.stringify(kept);
+}
+
+function only(entry: unknown, keep: readonly string[]): unknown {
+  if (typeof entry !== "object" || entry === null) return entry;
+  return Object.fromEntries(Object.entries(entry).filter(([key]) => keep.includes(key)));
 }
 
 /**

@@ -17,6 +17,7 @@ import type { BasePlan, Resource } from "./kind.ts";
 import { outputsOf, withOutputs } from "./outputs/hook.ts";
 import type { OutputSyncResult, OutputWriter } from "./outputs/writer.ts";
 import type { OwnWrites } from "./own-writes.ts";
+import type { OwnedField } from "./owned.ts";
 
 type WithConditions = { conditions?: Condition[] | undefined; observedGeneration?: number | undefined };
 
@@ -141,7 +142,7 @@ export interface WriteBack<R extends Resource, S> {
   kind: {
     type: ResourceType;
     externalId?: string | undefined;
-    owns?: readonly string[] | undefined;
+    owns?: readonly OwnedField[] | undefined;
     outputs(resource: R, status: S): Record<string, string>;
   };
   ownWrites: OwnWrites;
