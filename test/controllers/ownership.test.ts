@@ -177,4 +177,35 @@ describe("one managing resource per external object", () => {
     expect(taken?.metadata.annotations?.["berth.dev/claimant"]).toBe(`${env.namespace}/web-next`);
     expect(env.requests("createApp")).toHaveLength(creates);
   });
+
+  it("a copy made while the original's create is in doubt makes its own app: the original keeps the one its call made", {
+    timeout: 120_000,
+  }, async () => {
+    const account = await env.setUp();
+    const service = serviceHttp(env.baseUrl, account.token);
+    await env.startWithShortWrites();
+    const projectId = await env.createdProject("demo");
+    // The create acts after 4 s, past the client's 1.5 s: its outcome is in doubt, its call kept in
+    // berth.dev/owned, which a copy of the manifest carries along.
+    const fault = env.sim.injectFault({ operation: "createApp", latencyMs: 4000, times: 1 });
+    await env.create("apps", "web", { projectRef: { name: "demo" }, image: "nginx:1.27" });
+    await env.heldCall(fault, "the create call");
+    const inDoubt = (o: BerthObject | undefined) =>
+      (o?.metadata.annotations?.["berth.dev/owned"] ?? "").includes('"createApp"');
+    const original = await objects.waitFor("apps", "web", inDoubt, 10_000);
+    if (original === undefined) throw new Error("web is gone");
+    // The original waits (suspended), so the copy is reconciled first.
+    await objects.patch("apps", "web", { spec: { suspend: true } });
+    await applyCopy("apps", original, "web-copy");
+    const copy = await objects.waitFor("apps", "web-copy", claimed, 60_000);
+    await objects.patch("apps", "web", { spec: { suspend: false } });
+    const web = await objects.waitFor("apps", "web", claimed, 60_000);
+    expect(copy?.status?.appId).not.toBe(web?.status?.appId);
+    const apps = () => service.items<{ id: string }>(`/projects/${projectId}/apps`);
+    expect((await apps()).map((a) => a.id).sort()).toEqual([copy?.status?.appId, web?.status?.appId].sort());
+    // Deleting the copy deletes its own app only.
+    await objects.remove("apps", "web-copy");
+    await objects.waitForGone("apps", "web-copy", 60_000);
+    expect((await apps()).map((a) => a.id)).toEqual([web?.status?.appId]);
+  });
 });

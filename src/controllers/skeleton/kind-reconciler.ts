@@ -4,6 +4,7 @@ import type { ControllerDeps } from "../service/deps.ts";
 import { budgetKey, budgetRequeue, learnProgress } from "./budget-gate.ts";
 import { checkClaim } from "./claim.ts";
 import { converge } from "./converge.ts";
+import { dropCopiedIntents } from "./copied-intents.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
 import { Memory } from "./memory.ts";
 import { parseForReconcile } from "./object.ts";
@@ -81,7 +82,7 @@ export function kindReconciler<
       return leaveToHolder({ ...claimTarget, field: kind.externalId ?? "" }, claim);
     }
     deps.claims.waiters.forget(kind.type, key);
-    const object = claim.object;
+    const object = await dropCopiedIntents(deps, kind.type, claim.object);
     if (object !== fresh && ownWrites.record(key, fresh, object)) context.wrote(object);
     const resource = withAllowance(
       withRestoredIdentity(
