@@ -5,7 +5,7 @@ import { type ServerOrder, serverOrderSchema } from "../../api/server-order.ts";
 import type { Order, Server } from "../../hosting/index.ts";
 import { pendingRecord } from "../skeleton/intents.ts";
 import { observed, order as placed, placement } from "./builders.test-support.ts";
-import { foldableOrders } from "./fold.ts";
+import { foldableOrders, foldHorizon } from "./fold.ts";
 import type { OrderObserved } from "./memory.ts";
 import { planServerOrder } from "./plan.ts";
 import type { OrderPlan } from "./plan-common.ts";
@@ -51,6 +51,36 @@ describe("foldableOrders: which emptied orders are old enough to fold", () => {
     },
   ])("$case: $folds", ({ emptied, folds }) => {
     expect(foldableOrders([emptied], replacements, before)).toEqual(folds ? [emptied.id] : []);
+  });
+});
+
+describe("foldHorizon: no open call of any ServerOrder can take a folded order for its own", () => {
+  const now = Date.parse("2030-01-03T00:00:00Z");
+  const day = 86_400_000;
+  const open = (since: string, state = "Pending") => ({ operation: "growServers", key: "k", state, since });
+  it.each([
+    { case: "no open call: a day ago", open: [], horizon: "2030-01-02T00:00:00.000Z" },
+    {
+      case: "a call open for two days: before it, less the clock slack",
+      open: [open("2030-01-01T00:00:00Z")],
+      horizon: "2029-12-31T23:58:00.000Z",
+    },
+    {
+      case: "a call open for an hour: a day ago still",
+      open: [open("2030-01-02T23:00:00Z")],
+      horizon: "2030-01-02T00:00:00.000Z",
+    },
+    {
+      case: "a call found not to have acted does not count",
+      open: [open("2030-01-01T00:00:00Z", "NotFound")],
+      horizon: "2030-01-02T00:00:00.000Z",
+    },
+  ])("$case", ({ open: calls, horizon }) => {
+    expect(new Date(foldHorizon(now, day, calls)).toISOString()).toBe(horizon);
+  });
+
+  it("an open call with no readable time folds nothing", () => {
+    expect(foldHorizon(now, day, [open("yesterday")])).toBe(Number.NEGATIVE_INFINITY);
   });
 });
 

@@ -1,16 +1,32 @@
 import type { ServerOrderStatus } from "../../api/server-order.ts";
 import type { Order } from "../../hosting/index.ts";
+import type { IntentRef } from "../skeleton/held-intents.ts";
 import type { OrderPlan, OrderPlanInput } from "./plan-common.ts";
 
 /** The service keeps an Idempotency-Key 24 hours; the clocks may differ by a little more. */
 export const defaultFoldAfterMs = 25 * 3_600_000;
 
+/** The service's clock and the cluster's may differ a little (as the lookups allow). */
+const clockSlackMs = 2 * 60_000;
+
+/**
+ * The latest creation time of an order that no open call can take for its own: a lookup for a call
+ * in doubt takes unclaimed orders made since the call (less the clock slack), so an order leaves
+ * status only if made before the earliest open call of any ServerOrder, and `afterMs` ago. Pure.
+ */
+export function foldHorizon(now: number, afterMs: number, open: readonly IntentRef[]): number {
+  const since = open
+    .filter((intent) => intent.state === "Pending")
+    .map((intent) => Date.parse(typeof intent.since === "string" ? intent.since : ""))
+    .map((at) => (Number.isNaN(at) ? Number.NEGATIVE_INFINITY : at - clockSlackMs));
+  return Math.min(now - afterMs, ...since);
+}
+
 /**
  * Of the recorded orders just listed with no server (settled ones only), those whose entries may be
- * folded out of status: made before `before` (so no call in doubt, this resource's or another's,
- * can still be looking for them), and not a failed replacement (which keeps counting the server it
- * retired). An order without a creation time is kept, unless its replacement entry says when it was
- * accepted. Pure.
+ * folded out of status: made before `before` (see `foldHorizon`), and not a failed replacement (which
+ * keeps counting the server it retired). An order without a creation time is kept, unless its
+ * replacement entry says when it was accepted. Pure.
  */
 export function foldableOrders(
   emptied: readonly Order[],

@@ -20,13 +20,14 @@ import type { Connection } from "../service/hosting-access.ts";
 import { Reason } from "../service/reasons.ts";
 import { scopeProblem } from "../service/scopes.ts";
 import { pendingRequest, reconcileRequest, requestValue } from "../skeleton/annotations.ts";
+import { intentsHeld } from "../skeleton/held-intents.ts";
 import { inputOf, intentsOf } from "../skeleton/intents.ts";
 import type { Observation } from "../skeleton/kind.ts";
 import { mayCall } from "../skeleton/policies.ts";
 import { deferFirstRead, isSettled, jittered } from "../skeleton/schedule.ts";
 import type { CatalogCache } from "./catalog.ts";
 import { desiredInput, orderSettled } from "./desired.ts";
-import { defaultFoldAfterMs, foldableOrders } from "./fold.ts";
+import { defaultFoldAfterMs, foldableOrders, foldHorizon } from "./fold.ts";
 import { growServers } from "./growth.ts";
 import { ordersFromEarlierAttempt, replacementsFromEarlierAttempt } from "./inspection.ts";
 import { serverOrderType } from "./kind.ts";
@@ -245,9 +246,12 @@ async function readOrder(
     note,
   );
   knowledge.replacementOrders = replacing.orders;
-  const foldBefore = now - (deps.settings.foldOrdersAfterMs ?? defaultFoldAfterMs);
   const emptied = [...growth.emptied, ...replacing.emptied];
-  knowledge.foldable = foldableOrders(emptied, status?.replacements ?? [], foldBefore);
+  if (emptied.length > 0) {
+    const open = deps.informer(serverOrderType).list().flatMap(intentsHeld);
+    const before = foldHorizon(now, deps.settings.foldOrdersAfterMs ?? defaultFoldAfterMs, open);
+    knowledge.foldable = foldableOrders(emptied, status?.replacements ?? [], before);
+  }
   if (knowledge.servers !== undefined) {
     knowledge.servers = [...knowledge.servers, ...growth.servers, ...replacing.servers];
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../runtime/index.ts";
-import { heldKeys, older, withoutCopiedIntents } from "./copied-intents.ts";
+import { older, withoutCopiedIntents } from "./copied-intents.ts";
 
 const pending = (key: string, operation = "createApp") => ({ operation, key, state: "Pending" });
 
@@ -13,15 +13,6 @@ function object(owned: unknown, status?: unknown): KubeObject {
     ...(status === undefined ? {} : { status }),
   } as KubeObject;
 }
-
-describe("heldKeys: the calls a resource holds", () => {
-  it("reads them from status and from berth.dev/owned, and nothing from a mangled annotation", () => {
-    const held = object({ intents: [pending("k2")] }, { intents: [pending("k1")] });
-    expect(heldKeys(held)).toEqual(["k1", "k2"]);
-    const mangled = { ...held, metadata: { ...held.metadata, annotations: { "berth.dev/owned": "{" } } };
-    expect(heldKeys(mangled)).toEqual(["k1"]);
-  });
-});
 
 describe("withoutCopiedIntents: a copy drops the calls an older resource holds", () => {
   it.each([

@@ -1,38 +1,12 @@
 import { annotations } from "../../api/meta.ts";
 import { type KubeObject, objectKey, patchAnnotations, type ResourceType } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
+import { annotatedIntents, heldKeys, type IntentRef, intentsIn } from "./held-intents.ts";
 
 // `berth.dev/owned` carries the calls a resource has open, so a restore without status can settle
 // them. A copy of the manifest (`kubectl get -o yaml`, renamed and applied) carries them too; asked
 // again under the same key, the service would answer the copy with the original's object. A call
 // whose key an older resource still holds is the older one's: the copy drops it from its annotation.
-
-interface IntentRef {
-  key?: unknown;
-  operation?: unknown;
-}
-
-/** The Idempotency-Keys of the calls a resource holds: in its status, and in its annotation. */
-export function heldKeys(object: KubeObject): string[] {
-  const fromStatus = (object.status as { intents?: unknown } | undefined)?.intents;
-  return [...intentsIn(fromStatus), ...annotatedIntents(object)].flatMap((intent) =>
-    typeof intent.key === "string" ? [intent.key] : [],
-  );
-}
-
-function annotatedIntents(object: KubeObject): IntentRef[] {
-  const value = object.metadata.annotations?.[annotations.owned];
-  if (value === undefined) return [];
-  try {
-    return intentsIn((JSON.parse(value) as { intents?: unknown } | null)?.intents);
-  } catch {
-    return [];
-  }
-}
-
-function intentsIn(value: unknown): IntentRef[] {
-  return Array.isArray(value) ? value.filter((i): i is IntentRef => typeof i === "object" && i !== null) : [];
-}
 
 /** The intents the annotation carries that status does not record (a restore, or a copy). */
 function restorable(object: KubeObject): IntentRef[] {

@@ -1,0 +1,38 @@
+import { annotations } from "../../api/meta.ts";
+import type { KubeObject } from "../../runtime/index.ts";
+
+// The calls a cached resource holds, read without parsing it: what another resource's reconcile
+// needs of them (a copy's check, a ServerOrder's fold).
+
+/** An intent as any cached object records it (not parsed: only what is looked at). */
+export interface IntentRef {
+  key?: unknown;
+  operation?: unknown;
+  state?: unknown;
+  since?: unknown;
+}
+
+/** The calls a resource holds: in its status, and in its annotation (a restore not reconciled yet). */
+export function intentsHeld(object: KubeObject): IntentRef[] {
+  const fromStatus = (object.status as { intents?: unknown } | undefined)?.intents;
+  return [...intentsIn(fromStatus), ...annotatedIntents(object)];
+}
+
+/** The Idempotency-Keys of the calls a resource holds. */
+export function heldKeys(object: KubeObject): string[] {
+  return intentsHeld(object).flatMap((intent) => (typeof intent.key === "string" ? [intent.key] : []));
+}
+
+export function annotatedIntents(object: KubeObject): IntentRef[] {
+  const value = object.metadata.annotations?.[annotations.owned];
+  if (value === undefined) return [];
+  try {
+    return intentsIn((JSON.parse(value) as { intents?: unknown } | null)?.intents);
+  } catch {
+    return [];
+  }
+}
+
+export function intentsIn(value: unknown): IntentRef[] {
+  return Array.isArray(value) ? value.filter((i): i is IntentRef => typeof i === "object" && i !== null) : [];
+}
