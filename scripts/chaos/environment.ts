@@ -91,6 +91,13 @@ export async function startEnvironment(clockSpeed: number, logger: Logger): Prom
  * below most gaps between SIGKILLs, so latency past it is seen as a timeout, not only as a kill.
  */
 export const chaosWriteTimeoutMs = 4000;
+
+/**
+ * A ServerOrder's settled orders with no server left fold out of its status at once (not a day
+ * later), bound only by the calls still open: the simulator's clock runs ahead, so its orders look
+ * made in the future.
+ */
+export const chaosFoldAfterMs = -24 * 3_600_000;
 /** The client's own timeout for writes, which `berth operator` (`--operator cli`) keeps. */
 export const defaultWriteTimeoutMs = 30_000;
 
@@ -127,6 +134,7 @@ export function operatorCommand(
       ...process.env,
       CHAOS_CLOCK_SPEED: String(clockSpeed),
       CHAOS_WRITE_TIMEOUT_MS: String(chaosWriteTimeoutMs),
+      CHAOS_FOLD_AFTER_MS: String(chaosFoldAfterMs),
     },
   };
 }

@@ -2,7 +2,7 @@
 // the timings of a sped-up simulator clock (CHAOS_CLOCK_SPEED times faster): the client's
 // rate-limit window, the polls, the Stalled retry, like scripts/bench-operator.ts does.
 //
-//   CHAOS_CLOCK_SPEED=20 CHAOS_WRITE_TIMEOUT_MS=4000 node scripts/chaos/operator-main.ts --kubeconfig … --namespace … (berth operator flags)
+//   CHAOS_CLOCK_SPEED=20 CHAOS_WRITE_TIMEOUT_MS=4000 CHAOS_FOLD_AFTER_MS=0 node scripts/chaos/operator-main.ts --kubeconfig … --namespace … (berth operator flags)
 import { Registry } from "prom-client";
 import { parseConfig } from "../../src/cli/command.ts";
 import { operatorCommand } from "../../src/cli/commands/operator.ts";
@@ -17,6 +17,9 @@ if (!(speed >= 1)) throw new Error("CHAOS_CLOCK_SPEED must be a number ≥ 1");
 // outcome in doubt) instead of only ever dying with the process.
 const writeTimeoutMs = Number(process.env.CHAOS_WRITE_TIMEOUT_MS ?? "30000");
 if (!(writeTimeoutMs >= 1000)) throw new Error("CHAOS_WRITE_TIMEOUT_MS must be a number ≥ 1000");
+const foldOrdersAfterMs =
+  process.env.CHAOS_FOLD_AFTER_MS === undefined ? undefined : Number(process.env.CHAOS_FOLD_AFTER_MS);
+if (Number.isNaN(foldOrdersAfterMs)) throw new Error("CHAOS_FOLD_AFTER_MS must be a number");
 
 function scaled(ms: number): number {
   return Math.max(50, Math.round(ms / speed));
@@ -49,6 +52,7 @@ const operator = await startOperator(config, {
   settings: {
     polls: scaledPolls(defaultSettings.polls),
     stalledRetryMs: scaled(defaultSettings.stalledRetryMs),
+    foldOrdersAfterMs,
   },
 });
 await operator.ready;
