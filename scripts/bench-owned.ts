@@ -28,7 +28,7 @@ const start = Date.parse("2030-01-01T00:00:00Z");
 const limit = 256 * 1024;
 
 const owns = orderPlans.owns ?? [];
-const size = (status: ServerOrderStatus) => Buffer.byteLength(ownedValue(status, owns) ?? "");
+const size = (status: ServerOrderStatus) => Buffer.byteLength(ownedValue(status, owns, "team/batch") ?? "");
 const address = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 

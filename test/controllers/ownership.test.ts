@@ -178,7 +178,7 @@ describe("one managing resource per external object", () => {
     expect(env.requests("createApp")).toHaveLength(creates);
   });
 
-  it("a copy made while the original's create is in doubt makes its own app: the original keeps the one its call made", {
+  it("a copy made while the original's create is in doubt stands aside: the original keeps its app, the copy calls nothing", {
     timeout: 120_000,
   }, async () => {
     const account = await env.setUp();
@@ -194,18 +194,25 @@ describe("one managing resource per external object", () => {
       (o?.metadata.annotations?.["berth.dev/owned"] ?? "").includes('"createApp"');
     const original = await objects.waitFor("apps", "web", inDoubt, 10_000);
     if (original === undefined) throw new Error("web is gone");
-    // The original waits (suspended), so the copy is reconciled first.
+    // The original waits (suspended), so the copy is reconciled first, while the call is open.
     await objects.patch("apps", "web", { spec: { suspend: true } });
+    const before = changes();
     await applyCopy("apps", original, "web-copy");
-    const copy = await objects.waitFor("apps", "web-copy", claimed, 60_000);
+    const copy = await objects.waitFor("apps", "web-copy", alreadyManaged, 30_000);
+    const message = copy?.status?.conditions?.find((c) => c.type === "Stalled")?.message ?? "";
+    expect(message).toContain(`berth.dev/owned annotation of App ${env.namespace}/web`);
+    expect(changes()).toBe(before);
     await objects.patch("apps", "web", { spec: { suspend: false } });
     const web = await objects.waitFor("apps", "web", claimed, 60_000);
-    expect(copy?.status?.appId).not.toBe(web?.status?.appId);
+    const appId = String(web?.status?.appId);
     const apps = () => service.items<{ id: string }>(`/projects/${projectId}/apps`);
-    expect((await apps()).map((a) => a.id).sort()).toEqual([copy?.status?.appId, web?.status?.appId].sort());
-    // Deleting the copy deletes its own app only.
+    expect((await apps()).map((a) => a.id)).toEqual([appId]);
+    expect((await objects.get("apps", "web-copy"))?.status?.appId).toBeUndefined();
+    // Deleting the copy calls nothing: the original's app stays.
+    const settled = changes();
     await objects.remove("apps", "web-copy");
-    await objects.waitForGone("apps", "web-copy", 60_000);
-    expect((await apps()).map((a) => a.id)).toEqual([web?.status?.appId]);
+    await objects.waitForGone("apps", "web-copy", 30_000);
+    expect(changes()).toBe(settled);
+    expect((await apps()).map((a) => a.id)).toEqual([appId]);
   });
 });

@@ -73,7 +73,7 @@ describe("identityMetadata", () => {
     const kind = { type: apps, externalId: "appId" };
     expect(identityMetadata(kind, object(), { before: {}, now: pending }, now)).toEqual({
       labels: {},
-      annotations: { "berth.dev/owned": JSON.stringify(pending) },
+      annotations: { "berth.dev/owned": JSON.stringify({ of: "a/web", ...pending }) },
     });
     expect(identityMetadata(kind, object(), { before: {}, now: {} }, now)).toEqual({
       labels: {},

@@ -115,7 +115,7 @@ export function identityMetadata(
 ): { labels: Record<string, string>; annotations: Record<string, string | null> } {
   const { type, externalId: field } = kind;
   const known = (status.now ?? {}) as Record<string, unknown> & { owner?: { userId: string } };
-  const owned = { [annotations.owned]: ownedValue(known, kind.owns ?? []) ?? null };
+  const owned = { [annotations.owned]: ownedValue(known, kind.owns ?? [], objectKey(object)) ?? null };
   const id = field === undefined ? undefined : known[field];
   if (field === undefined || typeof id !== "string") return { labels: {}, annotations: owned };
   const kept = object.metadata.annotations ?? {};

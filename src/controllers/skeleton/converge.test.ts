@@ -458,6 +458,7 @@ describe("converge: intents", () => {
     expect(log).toEqual(["annotate berth.dev/owned", "patch status", "perform spend"]);
     expect(patches).toEqual([{ intents: [record] }]);
     expect(JSON.parse(writes[0]?.metadata.annotations?.["berth.dev/owned"] ?? "{}")).toEqual({
+      of: "ns/t",
       intents: [record],
     });
     expect(spendCall(1).key).toMatch(/^spend\.uid-t\./);

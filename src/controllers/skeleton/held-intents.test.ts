@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../runtime/index.ts";
-import { heldKeys } from "./held-intents.ts";
+import { intentsHeld, statusKeys } from "./held-intents.ts";
 
 const pending = (key: string) => ({ operation: "createApp", key, state: "Pending" });
 
@@ -13,10 +13,12 @@ function object(owned: string, status: unknown): KubeObject {
   } as KubeObject;
 }
 
-describe("heldKeys: the calls a resource holds", () => {
-  it("reads them from status and from berth.dev/owned, and nothing from a mangled annotation", () => {
+describe("the calls a resource holds", () => {
+  it("acts on those in its status; its annotation adds those a restore brings back; a mangled one adds none", () => {
     const status = { intents: [pending("k1")] };
-    expect(heldKeys(object(JSON.stringify({ intents: [pending("k2")] }), status))).toEqual(["k1", "k2"]);
-    expect(heldKeys(object("{", status))).toEqual(["k1"]);
+    const held = object(JSON.stringify({ intents: [pending("k2")] }), status);
+    expect(statusKeys(held)).toEqual(["k1"]);
+    expect(intentsHeld(held).map((i) => i.key)).toEqual(["k1", "k2"]);
+    expect(intentsHeld(object("{", status)).map((i) => i.key)).toEqual(["k1"]);
   });
 });

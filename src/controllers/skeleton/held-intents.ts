@@ -14,13 +14,17 @@ export interface IntentRef {
 
 /** The calls a resource holds: in its status, and in its annotation (a restore not reconciled yet). */
 export function intentsHeld(object: KubeObject): IntentRef[] {
-  const fromStatus = (object.status as { intents?: unknown } | undefined)?.intents;
-  return [...intentsIn(fromStatus), ...annotatedIntents(object)];
+  return [...statusIntents(object), ...annotatedIntents(object)];
 }
 
-/** The Idempotency-Keys of the calls a resource holds. */
-export function heldKeys(object: KubeObject): string[] {
-  return intentsHeld(object).flatMap((intent) => (typeof intent.key === "string" ? [intent.key] : []));
+/** The calls a resource's reconciles recorded in its status: those it acts on. */
+export function statusIntents(object: KubeObject): IntentRef[] {
+  return intentsIn((object.status as { intents?: unknown } | undefined)?.intents);
+}
+
+/** The Idempotency-Keys of the calls a resource acts on (recorded in its status). */
+export function statusKeys(object: KubeObject): string[] {
+  return statusIntents(object).flatMap((intent) => (typeof intent.key === "string" ? [intent.key] : []));
 }
 
 export function annotatedIntents(object: KubeObject): IntentRef[] {

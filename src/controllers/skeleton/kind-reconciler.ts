@@ -4,7 +4,7 @@ import type { ControllerDeps } from "../service/deps.ts";
 import { budgetKey, budgetRequeue, learnProgress } from "./budget-gate.ts";
 import { checkClaim } from "./claim.ts";
 import { converge } from "./converge.ts";
-import { dropCopiedIntents } from "./copied-intents.ts";
+import { copiedFrom, copiedMessage } from "./copied-owned.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
 import { Memory } from "./memory.ts";
 import { parseForReconcile } from "./object.ts";
@@ -12,7 +12,7 @@ import { OutputWriter } from "./outputs/writer.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { withRestoredIdentity } from "./owned.ts";
 import { allowanceOf, withAllowance } from "./policies.ts";
-import { leaveToHolder } from "./refusal.ts";
+import { leaveToHolder, standAside } from "./refusal.ts";
 import { isSettled, requeue } from "./schedule.ts";
 import { invalidSpec, writeBack } from "./status.ts";
 
@@ -82,7 +82,13 @@ export function kindReconciler<
       return leaveToHolder({ ...claimTarget, field: kind.externalId ?? "" }, claim);
     }
     deps.claims.waiters.forget(kind.type, key);
-    const object = await dropCopiedIntents(deps, kind.type, claim.object);
+    const object = claim.object;
+    // A copy of another's berth.dev/owned (made before its object was known) acts on none of it.
+    const copied = copiedFrom(object, (other) => deps.informer(kind.type).get(other) !== undefined);
+    if (copied !== undefined && !observer) {
+      forget(key);
+      return standAside({ ...claimTarget, object }, copiedMessage(kind.type, copied));
+    }
     if (object !== fresh && ownWrites.record(key, fresh, object)) context.wrote(object);
     const resource = withAllowance(
       withRestoredIdentity(

@@ -7,6 +7,7 @@ import {
   type Json,
   type KubeClient,
   type KubeObject,
+  objectKey,
   patchAnnotations,
   patchStatus,
   type ResourceType,
@@ -109,7 +110,7 @@ export async function recordIntents<R extends Resource>(
 ): Promise<Written<R>> {
   const { kube, kind } = writes;
   const status = { ...(at.object.status as Record<string, unknown> | undefined), intents } as Json;
-  const owned = ownedValue(status, kind.owns ?? []) ?? null;
+  const owned = ownedValue(status, kind.owns ?? [], objectKey(at.object)) ?? null;
   const annotated = await patchAnnotations(kube, kind.type, at.object, { [annotations.owned]: owned });
   if (annotated !== undefined) writes.onWrite?.(at.object, annotated);
   const before = annotated ?? at.object;

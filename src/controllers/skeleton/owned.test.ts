@@ -18,7 +18,8 @@ describe("ownedValue", () => {
         { operation: "shrinkServers", state: "NotFound" },
       ],
     };
-    expect(JSON.parse(ownedValue(status, owns) ?? "")).toEqual({
+    expect(JSON.parse(ownedValue(status, owns, "team/batch") ?? "")).toEqual({
+      of: "team/batch",
       growthOrders: status.growthOrders,
       removedCount: 0,
       owner: status.owner,
@@ -33,21 +34,26 @@ describe("ownedValue", () => {
     const replacements = [
       { address: "0x1", orderId: "o3", request: "0x1@ticket-7", at: "2030-01-01T00:00:00Z" },
     ];
-    const kept = ownedValue({ replacements }, [
-      { field: "replacements", keep: ["address", "orderId", "at"] },
-    ]);
+    const kept = ownedValue(
+      { replacements },
+      [{ field: "replacements", keep: ["address", "orderId", "at"] }],
+      "team/batch",
+    );
     expect(JSON.parse(kept ?? "")).toEqual({
+      of: "team/batch",
       replacements: [{ address: "0x1", orderId: "o3", at: "2030-01-01T00:00:00Z" }],
     });
   });
 
   it("is nothing when the status owns nothing", () => {
-    expect(ownedValue({ orderId: "o1", growthOrders: [], intents: [] }, owns)).toBeUndefined();
+    expect(ownedValue({ orderId: "o1", growthOrders: [], intents: [] }, owns, "team/batch")).toBeUndefined();
   });
 });
 
 describe("withRestoredIdentity", () => {
+  // Whose it is (`of`) says who may act on it: never put into status.
   const owned = JSON.stringify({
+    of: "team/batch",
     growthOrders: [{ id: "o2", count: 1, generation: 2 }],
     owner: { userId: "u1", credential: "key-1" },
   });

@@ -17,11 +17,15 @@ export type OwnedField = string | { field: string; keep: readonly string[] };
 /** Fields every kind keeps: the owner, and the intents that may still act. */
 const always = ["owner", "intents"] as const;
 
+/** The field of `berth.dev/owned` naming whose it is (namespace/name): a copy carries another's. */
+const ofField = "of";
+
 /**
- * The `berth.dev/owned` annotation's value for this status: the fields `owns` names that it holds,
- * with only the intents that may still act (a refused one is settled). Undefined when it holds none.
+ * The `berth.dev/owned` annotation's value for this status of resource `of` (namespace/name): the
+ * fields `owns` names that it holds, with only the intents that may still act (a refused one is
+ * settled). Undefined when it holds none.
  */
-export function ownedValue(status: unknown, owns: readonly OwnedField[]): string | undefined {
+export function ownedValue(status: unknown, owns: readonly OwnedField[], of: string): string | undefined {
   const known = (status ?? {}) as Status;
   const kept: Record<string, unknown> = {};
   for (const owned of [...owns, ...always]) {
@@ -31,7 +35,15 @@ export function ownedValue(status: unknown, owns: readonly OwnedField[]): string
       typeof owned === "string" || !Array.isArray(whole) ? whole : whole.map((e) => only(e, owned.keep));
     if (value !== undefined && !(Array.isArray(value) && value.length === 0)) kept[field] = value;
   }
-  return Object.keys(kept).length === 0 ? undefined : JSON.stringify(kept);
+  return Object.keys(kept).length === 0 ? undefined : JSON.stringify({ [ofField]: of, ...kept });
+}
+
+/** Whose `berth.dev/owned` the resource carries (namespace/name); undefined when it does not say. */
+export function ownedOfWhom(resource: {
+  metadata: { annotations?: Record<string, string> | undefined };
+}): string | undefined {
+  const of = ownedOf(resource.metadata.annotations?.[annotations.owned])[ofField];
+  return typeof of === "string" ? of : undefined;
 }
 
 function only(entry: unknown, keep: readonly string[]): unknown {
@@ -46,16 +58,17 @@ function only(entry: unknown, keep: readonly string[]): unknown {
  * that knows its external ID is left as it is.
  */
 export function withRestoredIdentity<R extends Resource>(resource: R, field: string | undefined): R {
-  const kept = resource.metadata.annotations ?? {};
-  const id = kept[annotations.externalId];
+  const annotated = resource.metadata.annotations ?? {};
+  const id = annotated[annotations.externalId];
   const status = (resource.status ?? {}) as Status;
-  const owned = kept[annotations.owned];
+  const owned = annotated[annotations.owned];
   const known = id !== undefined && id !== "";
   if (field === undefined || typeof status[field] === "string" || (!known && owned === undefined))
     return resource;
-  const userId = kept[annotations.owner];
+  const userId = annotated[annotations.owner];
   const owner = userId === undefined ? {} : { owner: { userId, credential: "restored from annotation" } };
-  const restored = { ...owner, ...ownedOf(owned), ...status, ...(known ? { [field]: id } : {}) };
+  const { [ofField]: _, ...kept } = ownedOf(owned);
+  const restored = { ...owner, ...kept, ...status, ...(known ? { [field]: id } : {}) };
   return { ...resource, status: restored };
 }
 

@@ -26,9 +26,24 @@ export async function leaveToHolder(
 ): Promise<Outcome> {
   const { deps, type, field, object, resource } = target;
   const key = objectKey(object);
-  const message = alreadyManaged(type, field, refused);
-  if (resource.metadata.deletionTimestamp !== undefined) {
+  if (resource.metadata.deletionTimestamp === undefined) {
+    deps.claims.waiters.wait(type, claimValue(type, refused.id), key);
+  } else {
     deps.claims.waiters.forget(type, key);
+  }
+  return standAside(target, alreadyManaged(type, field, refused));
+}
+
+/**
+ * Leaves what another resource manages to it, saying why in `message`: `Stalled` `AlreadyManaged`,
+ * looked at again after the Stalled retry; deleted, released without calls.
+ */
+export async function standAside(
+  target: { deps: ControllerDeps; type: ResourceType; object: KubeObject; resource: Resource },
+  message: string,
+): Promise<Outcome> {
+  const { deps, type, object, resource } = target;
+  if (resource.metadata.deletionTimestamp !== undefined) {
     if ((object.metadata.finalizers ?? []).includes(finalizer)) {
       deps.recorder.record(
         object,
@@ -41,7 +56,6 @@ export async function leaveToHolder(
     }
     return Outcome.done();
   }
-  deps.claims.waiters.wait(type, claimValue(type, refused.id), key);
   const generation = resource.metadata.generation ?? 0;
   const previous = (object.status ?? {}) as { observedGeneration?: number };
   await writeProblem(
