@@ -234,7 +234,7 @@ export class Checker {
       this.#violations.add(
         "one-object-per-resource",
         key,
-        `no object at the service (status ID ${id ?? "none"})`,
+        `no object at the service (status ID ${id ?? "none"}); ${summary(tracked.last)}`,
       );
       return;
     }

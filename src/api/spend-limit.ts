@@ -44,6 +44,14 @@ const commitmentSchema = z
       .describe("What the resource is counted at per hour until the service states at least this."),
     adds: z.string().max(32).describe("What the call adds per hour."),
     since: z.string().max(64).describe("When the room was taken (RFC 3339)."),
+    readyGeneration: z
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "The observedGeneration of the resource's Ready condition when the room was taken, if it was Ready: " +
+          "Ready for a later generation ends the commitment, as a Ready after `since` does.",
+      ),
   })
   .describe("Room taken for a call that adds spend, before the call, until its cost shows in status.");
 

@@ -163,6 +163,28 @@ describe("SpendLimit", () => {
     expect(app.body.config.instances).toEqual({ min: 1, max: 2 });
   });
 
+  it("an instances raise of an App Ready all along holds its room only until it is Ready for the new spec", async () => {
+    await env.setUp();
+    await env.startOperator();
+    await readyApp("web", { instances: { min: 1, max: 2 } });
+    await objects.create("spendlimits", "team", { maxHourlyCost: "0.06", appReserve: "0.03" });
+    const updates = env.requests("updateApp").length;
+    // Up to four nodes: counted at 4 × 0.012 = 0.048/h until the App is Ready for that spec.
+    await env.patch("apps", "web", { spec: { instances: { min: 1, max: 4 } } });
+    const readyForSpec = (a: BerthObject | undefined) =>
+      conditionOf(a, "Ready")?.status === "True" &&
+      conditionOf(a, "Ready")?.observedGeneration === a?.metadata.generation;
+    await objects.waitFor(
+      "apps",
+      "web",
+      (a) => readyForSpec(a) && env.requests("updateApp").length > updates,
+    );
+    // The App still costs 0.012/h: another App's 0.03/h fits (it would not against a 0.048/h reserve).
+    await env.create("apps", "api", { projectRef: { name: "demo" }, image: "nginx:1.27" });
+    await objects.waitFor("apps", "api", withCondition("Ready"), 30_000);
+    expect(env.requests("createApp").filter((r) => r.status === 201)).toHaveLength(2);
+  });
+
   it("refuses a growth order over the limit with no growth order", async () => {
     await env.setUp();
     await objects.create("spendlimits", "team", { maxHourlyCost: "0.10" });

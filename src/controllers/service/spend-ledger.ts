@@ -59,7 +59,12 @@ const costedSchema = z.looseObject({
         .optional(),
       conditions: z
         .array(
-          z.looseObject({ type: z.string(), status: z.string(), lastTransitionTime: z.string().optional() }),
+          z.looseObject({
+            type: z.string(),
+            status: z.string(),
+            lastTransitionTime: z.string().optional(),
+            observedGeneration: z.int().optional(),
+          }),
         )
         .optional(),
     })
@@ -160,12 +165,16 @@ export class SpendLedger {
       let written = true;
       for (const { limit, verdict, hourly } of verdicts) {
         if (!verdict.admitted) continue;
+        const readyGeneration = resources.find(
+          (r) => r.resource === call.resource && r.uid === call.uid,
+        )?.readyGeneration;
         const commitment = {
           resource: call.resource,
           uid: call.uid,
           hourly: formatMicros(hourly),
           adds: formatMicros(verdict.adds),
           since: now.toISOString(),
+          ...(readyGeneration === undefined ? {} : { readyGeneration }),
         };
         const open = verdict.spend.open.filter((c) => c.resource !== call.resource);
         const stillRefused = (limit.status?.refused ?? []).filter((r) => r.resource !== call.resource);
@@ -222,5 +231,6 @@ function costedOf(type: ResourceType, object: z.output<typeof costedSchema>): Co
     cost: amount === undefined ? undefined : toMicros(amount),
     currency: object.status?.cost?.hourly?.currency,
     readySince: ready?.lastTransitionTime,
+    readyGeneration: ready?.observedGeneration,
   };
 }

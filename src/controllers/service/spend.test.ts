@@ -101,6 +101,30 @@ describe("decide", () => {
       adds: "0.10",
     },
     {
+      case: "an App Ready all along (instances raised): Ready for the later spec ends the reserve",
+      limit: "0.20",
+      resources: [
+        { ...costed("App/a", "0.036", "2026-01-01T10:00:00Z"), readyGeneration: 3 },
+        costed("App/b"),
+      ],
+      commitments: [{ ...commitment("App/a", "0.30"), readyGeneration: 2 }],
+      ask: "0.10",
+      admitted: true,
+      adds: "0.10",
+    },
+    {
+      case: "an App Ready all along, still Ready for the spec before the call: the reserve counts",
+      limit: "0.20",
+      resources: [
+        { ...costed("App/a", "0.036", "2026-01-01T10:00:00Z"), readyGeneration: 2 },
+        costed("App/b"),
+      ],
+      commitments: [{ ...commitment("App/a", "0.30"), readyGeneration: 2 }],
+      ask: "0.10",
+      admitted: false,
+      adds: "0.10",
+    },
+    {
       case: "a growth adds only the difference",
       limit: "0.20",
       resources: [costed("ServerOrder/s", "0.104")],

@@ -33,6 +33,8 @@ export interface CostedResource {
   currency?: string | undefined;
   /** When it last became Ready True (RFC 3339), if it is Ready. */
   readySince: string | undefined;
+  /** The generation its Ready True condition was written for, if it is Ready. */
+  readyGeneration?: number | undefined;
 }
 
 /** A commitment is done once its resource is gone, costed at least as much, Ready after it, or too old. */
@@ -49,7 +51,12 @@ export function commitmentDone(
   // Ready since after the call, with a stated cost: the service's word replaces the reserve. Compared
   // as times: a condition's time has whole seconds (a Ready in the call's second may be from before it).
   const readyAt = holder.readySince === undefined ? Number.NaN : Date.parse(holder.readySince);
-  return holder.cost !== undefined && readyAt > Date.parse(commitment.since);
+  if (holder.cost !== undefined && readyAt > Date.parse(commitment.since)) return true;
+  // A resource Ready all along (an App whose instances were raised) stays Ready: its Ready for the
+  // spec the call was made for, written after the call, ends it as well.
+  const before = commitment.readyGeneration;
+  const after = holder.readyGeneration;
+  return holder.cost !== undefined && before !== undefined && after !== undefined && after > before;
 }
 
 /** What the namespace spends: each resource's stated cost, or its open commitment where that is more. */
