@@ -2,7 +2,7 @@ import { annotations } from "../../api/meta.ts";
 import type { KubeObject } from "../../runtime/index.ts";
 
 // The calls a cached resource holds, read without parsing it: what another resource's reconcile
-// needs of them (a copy's check, a ServerOrder's fold).
+// needs of them (a ServerOrder's fold keeps every order an open call could still be looking for).
 
 /** An intent as any cached object records it (not parsed: only what is looked at). */
 export interface IntentRef {
@@ -18,16 +18,11 @@ export function intentsHeld(object: KubeObject): IntentRef[] {
 }
 
 /** The calls a resource's reconciles recorded in its status: those it acts on. */
-export function statusIntents(object: KubeObject): IntentRef[] {
+function statusIntents(object: KubeObject): IntentRef[] {
   return intentsIn((object.status as { intents?: unknown } | undefined)?.intents);
 }
 
-/** The Idempotency-Keys of the calls a resource acts on (recorded in its status). */
-export function statusKeys(object: KubeObject): string[] {
-  return statusIntents(object).flatMap((intent) => (typeof intent.key === "string" ? [intent.key] : []));
-}
-
-export function annotatedIntents(object: KubeObject): IntentRef[] {
+function annotatedIntents(object: KubeObject): IntentRef[] {
   const value = object.metadata.annotations?.[annotations.owned];
   if (value === undefined) return [];
   try {
@@ -37,6 +32,6 @@ export function annotatedIntents(object: KubeObject): IntentRef[] {
   }
 }
 
-export function intentsIn(value: unknown): IntentRef[] {
+function intentsIn(value: unknown): IntentRef[] {
   return Array.isArray(value) ? value.filter((i): i is IntentRef => typeof i === "object" && i !== null) : [];
 }
