@@ -53,6 +53,8 @@ const operator = await startOperator(config, {
     polls: scaledPolls(defaultSettings.polls),
     stalledRetryMs: scaled(defaultSettings.stalledRetryMs),
     foldOrdersAfterMs,
+    // Like every other operator timing here: a commitment nothing ends counts 30 scaled minutes.
+    spendCommitmentTtlMs: scaled(30 * 60_000),
   },
 });
 await operator.ready;

@@ -187,6 +187,7 @@ export async function startOperator(
     kube,
     costed: [appNames, serverOrderNames].map(resourceTypeOf),
     now: Date.now,
+    ttlMs: deps.settings?.spendCommitmentTtlMs,
   });
   trackSpendLimits(createSpendMetrics(registry), informers.get(spendLimitType));
   const controllerDeps = {

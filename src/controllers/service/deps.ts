@@ -30,6 +30,8 @@ export interface ControllerSettings {
    * below zero.
    */
   foldOrdersAfterMs?: number | undefined;
+  /** How long a SpendLimit commitment counts at most when nothing ends it sooner (default 30 minutes). */
+  spendCommitmentTtlMs?: number | undefined;
 }
 
 /** How long to wait before looking at work in flight again, by what is happening (milliseconds). */

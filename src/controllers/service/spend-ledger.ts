@@ -88,7 +88,7 @@ export class SpendLedger {
     kube: KubeClient;
     costed: readonly ResourceType[];
     now: () => number;
-    ttlMs?: number;
+    ttlMs?: number | undefined;
   }) {
     this.#kube = options.kube;
     this.#costed = options.costed;
