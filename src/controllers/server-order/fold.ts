@@ -1,13 +1,11 @@
 import type { ServerOrderStatus } from "../../api/server-order.ts";
 import type { Order } from "../../hosting/index.ts";
 import type { IntentRef } from "../skeleton/held-intents.ts";
+import { clockSlackMs } from "./inspection.ts";
 import type { OrderPlan, OrderPlanInput } from "./plan-common.ts";
 
 /** The service keeps an Idempotency-Key 24 hours; the clocks may differ by a little more. */
 export const defaultFoldAfterMs = 25 * 3_600_000;
-
-/** The service's clock and the cluster's may differ a little (as the lookups allow). */
-const clockSlackMs = 2 * 60_000;
 
 /**
  * The latest creation time of an order that no open call can take for its own: a lookup for a call

@@ -2,7 +2,7 @@ import type { Order, ProvisionInput } from "../../hosting/index.ts";
 import { sameRequest } from "./desired.ts";
 
 /** The service's clock and the cluster's may differ a little. */
-const clockSlackMs = 2 * 60_000;
+export const clockSlackMs = 2 * 60_000;
 
 export interface EarlierAttempt {
   /** When the order call whose outcome is unknown was about to be sent (cluster clock). */

@@ -1,5 +1,5 @@
-import { annotations } from "../../api/meta.ts";
 import type { KubeObject } from "../../runtime/index.ts";
+import { ownedEntry } from "./owned.ts";
 
 // The calls a cached resource holds, read without parsing it: what another resource's reconcile
 // needs of them (a ServerOrder's fold keeps every order an open call could still be looking for).
@@ -23,13 +23,7 @@ function statusIntents(object: KubeObject): IntentRef[] {
 }
 
 function annotatedIntents(object: KubeObject): IntentRef[] {
-  const value = object.metadata.annotations?.[annotations.owned];
-  if (value === undefined) return [];
-  try {
-    return intentsIn((JSON.parse(value) as { intents?: unknown } | null)?.intents);
-  } catch {
-    return [];
-  }
+  return intentsIn(ownedEntry(object, "intents"));
 }
 
 function intentsIn(value: unknown): IntentRef[] {

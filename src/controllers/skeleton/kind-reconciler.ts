@@ -83,13 +83,13 @@ export function kindReconciler<
     }
     deps.claims.waiters.forget(kind.type, key);
     const object = claim.object;
+    if (object !== fresh && ownWrites.record(key, fresh, object)) context.wrote(object);
     // A copy of another's berth.dev/owned (made before its object was known) acts on none of it.
     const copied = copiedFrom(object, (other) => deps.informer(kind.type).get(other) !== undefined);
     if (copied !== undefined && !observer) {
       forget(key);
       return standAside({ ...claimTarget, object }, copiedMessage(kind.type, copied));
     }
-    if (object !== fresh && ownWrites.record(key, fresh, object)) context.wrote(object);
     const resource = withAllowance(
       withRestoredIdentity(
         object === fresh ? parsed.data : (parseForReconcile(kind.schema, object).data ?? parsed.data),

@@ -38,11 +38,16 @@ export function ownedValue(status: unknown, owns: readonly OwnedField[], of: str
   return Object.keys(kept).length === 0 ? undefined : JSON.stringify({ [ofField]: of, ...kept });
 }
 
+type Annotated = { metadata: { annotations?: Record<string, string> | undefined } };
+
+/** One field of the `berth.dev/owned` the resource carries, unparsed; undefined when absent or mangled. */
+export function ownedEntry(resource: Annotated, field: string): unknown {
+  return ownedOf(resource.metadata.annotations?.[annotations.owned])[field];
+}
+
 /** Whose `berth.dev/owned` the resource carries (namespace/name); undefined when it does not say. */
-export function ownedOfWhom(resource: {
-  metadata: { annotations?: Record<string, string> | undefined };
-}): string | undefined {
-  const of = ownedOf(resource.metadata.annotations?.[annotations.owned])[ofField];
+export function ownedOfWhom(resource: Annotated): string | undefined {
+  const of = ownedEntry(resource, ofField);
   return typeof of === "string" ? of : undefined;
 }
 
