@@ -44,13 +44,20 @@ const commitmentSchema = z
       .describe("What the resource is counted at per hour until the service states at least this."),
     adds: z.string().max(32).describe("What the call adds per hour."),
     since: z.string().max(64).describe("When the room was taken (RFC 3339)."),
-    readyGeneration: z
-      .int()
-      .min(0)
+    readyBefore: z
+      .object({
+        lastTransitionTime: z.string().max(64).optional().describe("When Ready last became True (RFC 3339)."),
+        observedGeneration: z
+          .int()
+          .min(0)
+          .optional()
+          .describe("The generation that Ready True was written for."),
+      })
       .optional()
       .describe(
-        "The observedGeneration of the resource's Ready condition when the room was taken, if it was Ready: " +
-          "Ready for a later generation ends the commitment, as a Ready after `since` does.",
+        "The resource's Ready condition when the room was taken: its lastTransitionTime and observedGeneration " +
+          "if it was True, empty if not. Any other Ready True, with a stated cost, ends the commitment. " +
+          "Without it (a commitment recorded before this field), a Ready True since `since` does.",
       ),
   })
   .describe("Room taken for a call that adds spend, before the call, until its cost shows in status.");

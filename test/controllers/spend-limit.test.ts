@@ -258,6 +258,34 @@ describe("SpendLimit", () => {
     expect(placedOrders()).toHaveLength(2);
   });
 
+  it("room a call never used frees once its commitment expires, and the SpendLimit wakes what it refused then", async () => {
+    await env.setUp();
+    await objects.create("spendlimits", "team", { maxHourlyCost: "0.15" });
+    await env.startOperator({ settings: { ...noStalledRetry.settings, spendCommitmentTtlMs: 4000 } });
+    const first = await readyOrder("first", 1);
+    // Room taken for a growth to 3 servers whose call never came (the operator died before it, and
+    // the count went back): only its lifetime ends it, since "first" stays Ready and costed as it was.
+    const ready = conditionOf(first, "Ready");
+    const commitment = {
+      resource: "ServerOrder/first",
+      uid: first?.metadata.uid,
+      hourly: "0.156",
+      adds: "0.104",
+      since: new Date().toISOString(),
+      readyBefore: {
+        lastTransitionTime: ready?.lastTransitionTime,
+        observedGeneration: ready?.observedGeneration,
+      },
+    };
+    await objects.patchStatus("spendlimits", "team", { commitments: [commitment] });
+    await objects.create("serverorders", "second", { ...order, count: 1, ...approved });
+    await objects.waitFor("serverorders", "second", refusedBySpend);
+    expect(placedOrders()).toHaveLength(1);
+    // Woken by the recount at its expiry: the next minute's recount, or the Stalled retry, would be too late.
+    await objects.waitFor("serverorders", "second", (o) => typeof o?.status?.orderId === "string", 15_000);
+    expect(placedOrders()).toHaveLength(2);
+  });
+
   it("a price rise past the limit is reported on the SpendLimit, and nothing is stopped or deleted", async () => {
     const account = await env.setUp();
     const registry = new Registry();

@@ -47,6 +47,13 @@ export function berthObjects(config: KubeConfig, namespace: () => string) {
         setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
       );
     },
+    /** A JSON merge patch of the object's status subresource. */
+    async patchStatus(plural: AnyPlural, name: string, status: Record<string, unknown>): Promise<void> {
+      await api.patchNamespacedCustomObjectStatus(
+        { ...at(plural), name, body: { status } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+    },
     async remove(plural: AnyPlural, name: string): Promise<void> {
       await api.deleteNamespacedCustomObject({ ...at(plural), name });
     },

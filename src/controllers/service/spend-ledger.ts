@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { spendLimitNames } from "../../api/meta.ts";
-import { type SpendLimit, spendLimitSchema } from "../../api/spend-limit.ts";
+import { type Commitment, type SpendLimit, spendLimitSchema } from "../../api/spend-limit.ts";
 import {
   collectionPath,
   isKubeError,
@@ -150,11 +150,9 @@ export class SpendLedger {
         const known = list.find((r) => r.resource === call.resource);
         if (known?.adds !== entry.adds) {
           const next = withRefused(list, entry);
-          await this.writeStatus(refused.limit, {
-            ...refused.limit.status,
-            refused: next,
-            refusedCount: next.length,
-          });
+          const status = { ...refused.limit.status, refused: next, refusedCount: next.length };
+          // Unrecorded, the refusal would never be woken by the SpendLimit: decided again on what changed.
+          if (!(await this.writeStatus(refused.limit, status))) continue;
         }
         const name = refused.limit.metadata.name;
         return {
@@ -165,16 +163,14 @@ export class SpendLedger {
       let written = true;
       for (const { limit, verdict, hourly } of verdicts) {
         if (!verdict.admitted) continue;
-        const readyGeneration = resources.find(
-          (r) => r.resource === call.resource && r.uid === call.uid,
-        )?.readyGeneration;
+        const holder = resources.find((r) => r.resource === call.resource && r.uid === call.uid);
         const commitment = {
           resource: call.resource,
           uid: call.uid,
           hourly: formatMicros(hourly),
           adds: formatMicros(verdict.adds),
           since: now.toISOString(),
-          ...(readyGeneration === undefined ? {} : { readyGeneration }),
+          readyBefore: readyOf(holder),
         };
         const open = verdict.spend.open.filter((c) => c.resource !== call.resource);
         const stillRefused = (limit.status?.refused ?? []).filter((r) => r.resource !== call.resource);
@@ -220,6 +216,16 @@ export class SpendLedger {
       if (this.#turns.get(namespace) === settled) this.#turns.delete(namespace);
     }
   }
+}
+
+/** The holder's Ready True as a commitment records it: empty when it is not Ready. */
+function readyOf(holder: CostedResource | undefined): Commitment["readyBefore"] {
+  if (holder?.readySince === undefined) return {};
+  const generation = holder.readyGeneration;
+  return {
+    lastTransitionTime: holder.readySince,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
 }
 
 function costedOf(type: ResourceType, object: z.output<typeof costedSchema>): CostedResource {

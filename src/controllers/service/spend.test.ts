@@ -83,21 +83,55 @@ describe("decide", () => {
       adds: "0.10",
     },
     {
-      case: "an App Ready in the second of the call (maybe before it) still counts at the reserve",
-      limit: "0.20",
-      resources: [costed("App/a", "0.02", "2026-01-01T11:59:00Z"), costed("App/b")],
-      commitments: [commitment("App/a", "0.10", "2026-01-01T11:59:00.400Z")],
-      ask: "0.10",
-      admitted: true,
-      adds: "0.10",
-    },
-    {
-      case: "an App Ready in the second of the call, room for the reserve only once",
+      case: "a commitment from before readyBefore: a Ready in the second of the call (maybe before it) is not enough",
       limit: "0.19",
       resources: [costed("App/a", "0.02", "2026-01-01T11:59:00Z"), costed("App/b")],
       commitments: [commitment("App/a", "0.10", "2026-01-01T11:59:00.400Z")],
       ask: "0.10",
       admitted: false,
+      adds: "0.10",
+    },
+    {
+      case: "an App not Ready at the call, Ready in the call's second: its stated cost replaces the reserve",
+      limit: "0.19",
+      resources: [costed("App/a", "0.02", "2026-01-01T11:59:00Z"), costed("App/b")],
+      commitments: [{ ...commitment("App/a", "0.10", "2026-01-01T11:59:00.400Z"), readyBefore: {} }],
+      ask: "0.10",
+      admitted: true,
+      adds: "0.10",
+    },
+    {
+      case: "an App Ready at the call, the same Ready still: the reserve counts",
+      limit: "0.19",
+      resources: [
+        { ...costed("App/a", "0.02", "2026-01-01T11:59:00Z"), readyGeneration: 2 },
+        costed("App/b"),
+      ],
+      commitments: [
+        {
+          ...commitment("App/a", "0.10", "2026-01-01T11:59:00.400Z"),
+          readyBefore: { lastTransitionTime: "2026-01-01T11:59:00Z", observedGeneration: 2 },
+        },
+      ],
+      ask: "0.10",
+      admitted: false,
+      adds: "0.10",
+    },
+    {
+      case: "an App Ready at the call, Ready anew since (a transition in the same second): the reserve ends",
+      limit: "0.19",
+      resources: [
+        { ...costed("App/a", "0.02", "2026-01-01T11:59:01Z"), readyGeneration: 2 },
+        costed("App/b"),
+      ],
+      commitments: [
+        {
+          ...commitment("App/a", "0.10", "2026-01-01T11:59:00.400Z"),
+          readyBefore: { lastTransitionTime: "2026-01-01T11:58:59Z", observedGeneration: 2 },
+        },
+      ],
+      ask: "0.10",
+      admitted: true,
       adds: "0.10",
     },
     {
@@ -107,7 +141,12 @@ describe("decide", () => {
         { ...costed("App/a", "0.036", "2026-01-01T10:00:00Z"), readyGeneration: 3 },
         costed("App/b"),
       ],
-      commitments: [{ ...commitment("App/a", "0.30"), readyGeneration: 2 }],
+      commitments: [
+        {
+          ...commitment("App/a", "0.30"),
+          readyBefore: { lastTransitionTime: "2026-01-01T10:00:00Z", observedGeneration: 2 },
+        },
+      ],
       ask: "0.10",
       admitted: true,
       adds: "0.10",
@@ -119,7 +158,12 @@ describe("decide", () => {
         { ...costed("App/a", "0.036", "2026-01-01T10:00:00Z"), readyGeneration: 2 },
         costed("App/b"),
       ],
-      commitments: [{ ...commitment("App/a", "0.30"), readyGeneration: 2 }],
+      commitments: [
+        {
+          ...commitment("App/a", "0.30"),
+          readyBefore: { lastTransitionTime: "2026-01-01T10:00:00Z", observedGeneration: 2 },
+        },
+      ],
       ask: "0.10",
       admitted: false,
       adds: "0.10",

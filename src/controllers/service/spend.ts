@@ -37,7 +37,7 @@ export interface CostedResource {
   readyGeneration?: number | undefined;
 }
 
-/** A commitment is done once its resource is gone, costed at least as much, Ready after it, or too old. */
+/** A commitment is done once its resource is gone, costed at least as much, Ready anew, or too old. */
 export function commitmentDone(
   commitment: Commitment,
   holder: CostedResource | undefined,
@@ -48,15 +48,12 @@ export function commitmentDone(
   if (now.getTime() - Date.parse(commitment.since) > ttlMs) return true;
   const hourly = toMicros(commitment.hourly) ?? 0n;
   if (holder.cost !== undefined && holder.cost >= hourly) return true;
-  // Ready since after the call, with a stated cost: the service's word replaces the reserve. Compared
-  // as times: a condition's time has whole seconds (a Ready in the call's second may be from before it).
-  const readyAt = holder.readySince === undefined ? Number.NaN : Date.parse(holder.readySince);
-  if (holder.cost !== undefined && readyAt > Date.parse(commitment.since)) return true;
-  // A resource Ready all along (an App whose instances were raised) stays Ready: its Ready for the
-  // spec the call was made for, written after the call, ends it as well.
-  const before = commitment.readyGeneration;
-  const after = holder.readyGeneration;
-  return holder.cost !== undefined && before !== undefined && after !== undefined && after > before;
+  if (holder.cost === undefined || holder.readySince === undefined) return false;
+  // Ready True, with a stated cost, other than the Ready seen when the room was taken (a new
+  // transition, or Ready for a later spec): the service's word replaces the reserve.
+  const seen = commitment.readyBefore;
+  if (seen === undefined) return Date.parse(holder.readySince) > Date.parse(commitment.since);
+  return holder.readySince !== seen.lastTransitionTime || holder.readyGeneration !== seen.observedGeneration;
 }
 
 /** What the namespace spends: each resource's stated cost, or its open commitment where that is more. */

@@ -4,13 +4,13 @@ import { type KubeObject, Outcome, objectKey, updatesWhen } from "../../runtime/
 import { resourceTypeOf } from "../service/deps.ts";
 import { spendLimitType } from "../service/spend-ledger.ts";
 import type { ControllerDefinition } from "../skeleton/controller.ts";
-import { spendLimitStatus } from "./status.ts";
+import { spendLimitStatus, untilFirstExpiry } from "./status.ts";
 
 const recountMs = 60_000;
 
 /**
  * SpendLimits: status (limit, used, committed, open commitments, refused) recounted from the
- * namespace's resources whenever one of them changes, and every minute (commitments expire).
+ * namespace's resources whenever one of them changes, every minute, and as a commitment expires.
  */
 export const spendLimitController: ControllerDefinition = {
   name: "spendlimit",
@@ -32,7 +32,8 @@ export const spendLimitController: ControllerDefinition = {
         if (!parsed.success) return Outcome.done();
         const limit = parsed.data;
         const { resources } = await ledger.read(limit.metadata.namespace ?? "default");
-        const { status, exceeded } = spendLimitStatus(limit, resources, new Date(deps.now()), ledger.ttlMs);
+        const now = new Date(deps.now());
+        const { status, exceeded } = spendLimitStatus(limit, resources, now, ledger.ttlMs);
         const wasExceeded = limit.status?.conditions?.some((c) => c.type === "Ready" && c.status === "False");
         if (JSON.stringify(stripTimes(status)) !== JSON.stringify(stripTimes(limit.status ?? {}))) {
           // A conflict means a decision recorded room meanwhile: counted again at once.
@@ -40,7 +41,9 @@ export const spendLimitController: ControllerDefinition = {
         }
         if (exceeded !== undefined && wasExceeded !== true)
           deps.recorder.record(stored, "Warning", "SpendLimitExceeded", exceeded, "Recount");
-        return Outcome.requeueAfter(recountMs);
+        // Recounted as a commitment expires: the resources it refused are woken at once.
+        const expiry = untilFirstExpiry(status.commitments ?? [], now, ledger.ttlMs);
+        return Outcome.requeueAfter(Math.min(recountMs, expiry === undefined ? recountMs : expiry + 1));
       },
       watches: costed.map((informer) => ({
         informer: updatesWhen(informer, (before, after) => costOf(before) !== costOf(after)),

@@ -1,5 +1,5 @@
 import { applyConditionChange, type ConditionChange, ConditionType } from "../../api/conditions.ts";
-import type { SpendLimit, SpendLimitStatus } from "../../api/spend-limit.ts";
+import type { Commitment, SpendLimit, SpendLimitStatus } from "../../api/spend-limit.ts";
 import { Reason } from "../service/reasons.ts";
 import { type CostedResource, formatMicros, namespaceSpend, toMicros } from "../service/spend.ts";
 
@@ -64,4 +64,14 @@ export function spendLimitStatus(
     refusedCount: refused.length,
   };
   return { status, exceeded };
+}
+
+/** How long until the first open commitment expires (its room then frees without any other change). */
+export function untilFirstExpiry(
+  commitments: readonly Commitment[],
+  now: Date,
+  ttlMs: number,
+): number | undefined {
+  const expiries = commitments.map((c) => Date.parse(c.since) + ttlMs - now.getTime());
+  return expiries.length === 0 ? undefined : Math.max(0, Math.min(...expiries));
 }
