@@ -135,6 +135,15 @@ export class Cluster {
     await this.#client.call("POST", `/apis/${apiVersion}/namespaces/${namespace}/spendlimits`, { body });
   }
 
+  /** A SpendLimit's status as the apiserver holds it. */
+  async spendLimitStatus(namespace: string, name: string): Promise<unknown> {
+    const body = await this.#client.call(
+      "GET",
+      `/apis/${apiVersion}/namespaces/${namespace}/spendlimits/${name}`,
+    );
+    return z.looseObject({ status: z.unknown() }).parse(body).status;
+  }
+
   async create(kind: Kind, namespace: string, name: string, spec: Record<string, unknown>): Promise<void> {
     const body = { apiVersion, kind, metadata: { name, namespace }, spec };
     await this.#client.call("POST", collection(kind, namespace), { body });

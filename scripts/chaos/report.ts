@@ -113,6 +113,7 @@ export function formatReport(result: ChaosResult, verdict: Verdict): string {
       "spend limit",
       `${limit.namespace} ${decimal(limit.limitMicros)}/h: ${orders} orders placed there, each checked (at least ${decimal(peakMicros)}/h committed at the most)`,
     );
+    if (result.spend.atEnd !== undefined) out += line("  at the end", result.spend.atEnd);
   }
   out += line(
     "invariant checks",

@@ -17,7 +17,7 @@ import { Random } from "./random.ts";
 import { seededPlan } from "./seeded-plan.ts";
 import { ServiceReader } from "./service.ts";
 import type { SimStats } from "./simulator.ts";
-import { planSpendLimit, SpendHistory, type SpendSummary } from "./spend.ts";
+import { describeSpendLimit, planSpendLimit, SpendHistory, type SpendSummary } from "./spend.ts";
 import type { RunRecord } from "./verdict.ts";
 
 export interface ChaosResult extends RunRecord {
@@ -202,6 +202,12 @@ async function settle(run: Run): Promise<{ convergedAt: number | undefined; unse
   if (readers.spend !== undefined) {
     await collectOrderingCalls(readers);
     run.spend = readers.spend.check((sim) => readers.clock.toWall(sim), violations);
+    const { namespace, name } = readers.spend.limit;
+    const atEnd = await readers.cluster.spendLimitStatus(namespace, name).then(
+      (status) => describeSpendLimit(status, Date.now()),
+      (error: unknown) => `unread: ${String(error)}`,
+    );
+    run.spend = { ...run.spend, atEnd };
   }
   checkDestroys(readers.destroys.all(), run.ledger.created(), violations);
   checkConverged(convergedAt, unsettled, options.convergenceTimeoutSec, violations);

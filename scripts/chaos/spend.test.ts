@@ -11,7 +11,7 @@ import {
 } from "./invariant-fixtures.ts";
 import type { PlannedResource } from "./plan.ts";
 import type { RequestRecord } from "./simulator.ts";
-import { planSpendLimit, SpendHistory } from "./spend.ts";
+import { describeSpendLimit, planSpendLimit, SpendHistory } from "./spend.ts";
 
 const t0 = Date.now() - 60_000;
 const cost = { hourly: { amount: "0.1040", currency: "USD" } };
@@ -159,5 +159,26 @@ describe("spend within the namespace's limit", () => {
       name: "limit",
       limitMicros: Math.ceil((2 * serverPrice * 1.15) / 10_000) * 10_000,
     });
+  });
+});
+
+describe("the SpendLimit at the end of a run", () => {
+  const now = Date.parse("2026-01-01T12:03:00Z");
+  it("names each open commitment and refusal with its age", () => {
+    const status = {
+      committed: { amount: "0.188", currency: "USD" },
+      commitments: [
+        { resource: "App/app-5", uid: "u", hourly: "0.20", adds: "0.20", since: "2026-01-01T12:01:30Z" },
+      ],
+      refused: [{ resource: "ServerOrder/so-1", adds: "0.312", since: "2026-01-01T12:02:00Z" }],
+    };
+    expect(describeSpendLimit(status, now)).toBe(
+      "0.188/h committed (App/app-5 at 0.20/h for 90 s); refused: ServerOrder/so-1 for 60 s",
+    );
+  });
+
+  it("a SpendLimit not counted yet, and one whose status is not what berth writes", () => {
+    expect(describeSpendLimit(undefined, now)).toBe("0/h committed; refused: none");
+    expect(describeSpendLimit({ commitments: "many" }, now)).toMatch(/^status unreadable/);
   });
 });

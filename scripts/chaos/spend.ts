@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { instanceTypes } from "../../src/simulator/catalog.ts";
 import { parseMoney } from "../../src/simulator/store/money.ts";
 import type { Kind, Resource } from "./cluster.ts";
@@ -32,6 +33,37 @@ export interface SpendSummary {
   limit: SpendLimitPlan;
   orders: number;
   peakMicros: number;
+  /** The SpendLimit's room still taken and refusals at the end (describeSpendLimit), when it was read. */
+  atEnd?: string;
+}
+
+const spendLimitStatusSchema = z
+  .looseObject({
+    committed: z.looseObject({ amount: z.string() }).optional(),
+    commitments: z
+      .array(z.looseObject({ resource: z.string(), hourly: z.string(), since: z.string() }))
+      .optional(),
+    refused: z.array(z.looseObject({ resource: z.string(), since: z.string() })).optional(),
+  })
+  .optional();
+
+/**
+ * What a SpendLimit still counts at the end, for a report that must tell a refusal that waits for
+ * room from one that waits on room nothing will give back: each open commitment and refusal with
+ * its age (wall seconds before `now`).
+ */
+export function describeSpendLimit(status: unknown, now: number): string {
+  const parsed = spendLimitStatusSchema.safeParse(status);
+  if (!parsed.success) return `status unreadable: ${parsed.error.issues[0]?.message ?? "?"}`;
+  const { committed, commitments = [], refused = [] } = parsed.data ?? {};
+  const age = (since: string) => `${Math.round((now - Date.parse(since)) / 1000)} s`;
+  const open = commitments.map((c) => `${c.resource} at ${c.hourly}/h for ${age(c.since)}`);
+  const waiting = refused.map((r) => `${r.resource} for ${age(r.since)}`);
+  return (
+    `${committed?.amount ?? "0"}/h committed` +
+    (open.length === 0 ? "" : ` (${open.join(", ")})`) +
+    `; refused: ${waiting.length === 0 ? "none" : waiting.join(", ")}`
+  );
 }
 
 export interface SpendLimitPlan {
