@@ -17,6 +17,17 @@ const commitment = (resource: string, hourly: string, since = "2026-01-01T11:59:
   since,
 });
 
+/** App/a Ready True since `since` for `generation`, costed at `cost`. */
+const readyApp = (cost: string, since: string, generation: number): CostedResource => ({
+  ...costed("App/a", cost, since),
+  readyGeneration: generation,
+});
+/** A commitment of App/a that saw Ready True since `since` for `generation` when the room was taken. */
+const sawReady = (hourly: string, taken: string | undefined, since: string, generation: number) => ({
+  ...commitment("App/a", hourly, taken),
+  readyBefore: { lastTransitionTime: since, observedGeneration: generation },
+});
+
 describe("decide", () => {
   it.each([
     {
@@ -103,16 +114,8 @@ describe("decide", () => {
     {
       case: "an App Ready at the call, the same Ready still: the reserve counts",
       limit: "0.19",
-      resources: [
-        { ...costed("App/a", "0.02", "2026-01-01T11:59:00Z"), readyGeneration: 2 },
-        costed("App/b"),
-      ],
-      commitments: [
-        {
-          ...commitment("App/a", "0.10", "2026-01-01T11:59:00.400Z"),
-          readyBefore: { lastTransitionTime: "2026-01-01T11:59:00Z", observedGeneration: 2 },
-        },
-      ],
+      resources: [readyApp("0.02", "2026-01-01T11:59:00Z", 2), costed("App/b")],
+      commitments: [sawReady("0.10", "2026-01-01T11:59:00.400Z", "2026-01-01T11:59:00Z", 2)],
       ask: "0.10",
       admitted: false,
       adds: "0.10",
@@ -120,16 +123,8 @@ describe("decide", () => {
     {
       case: "an App Ready at the call, Ready anew since (a transition in the same second): the reserve ends",
       limit: "0.19",
-      resources: [
-        { ...costed("App/a", "0.02", "2026-01-01T11:59:01Z"), readyGeneration: 2 },
-        costed("App/b"),
-      ],
-      commitments: [
-        {
-          ...commitment("App/a", "0.10", "2026-01-01T11:59:00.400Z"),
-          readyBefore: { lastTransitionTime: "2026-01-01T11:58:59Z", observedGeneration: 2 },
-        },
-      ],
+      resources: [readyApp("0.02", "2026-01-01T11:59:01Z", 2), costed("App/b")],
+      commitments: [sawReady("0.10", "2026-01-01T11:59:00.400Z", "2026-01-01T11:58:59Z", 2)],
       ask: "0.10",
       admitted: true,
       adds: "0.10",
@@ -137,16 +132,8 @@ describe("decide", () => {
     {
       case: "an App Ready all along (instances raised): Ready for the later spec ends the reserve",
       limit: "0.20",
-      resources: [
-        { ...costed("App/a", "0.036", "2026-01-01T10:00:00Z"), readyGeneration: 3 },
-        costed("App/b"),
-      ],
-      commitments: [
-        {
-          ...commitment("App/a", "0.30"),
-          readyBefore: { lastTransitionTime: "2026-01-01T10:00:00Z", observedGeneration: 2 },
-        },
-      ],
+      resources: [readyApp("0.036", "2026-01-01T10:00:00Z", 3), costed("App/b")],
+      commitments: [sawReady("0.30", undefined, "2026-01-01T10:00:00Z", 2)],
       ask: "0.10",
       admitted: true,
       adds: "0.10",
@@ -154,16 +141,8 @@ describe("decide", () => {
     {
       case: "an App Ready all along, still Ready for the spec before the call: the reserve counts",
       limit: "0.20",
-      resources: [
-        { ...costed("App/a", "0.036", "2026-01-01T10:00:00Z"), readyGeneration: 2 },
-        costed("App/b"),
-      ],
-      commitments: [
-        {
-          ...commitment("App/a", "0.30"),
-          readyBefore: { lastTransitionTime: "2026-01-01T10:00:00Z", observedGeneration: 2 },
-        },
-      ],
+      resources: [readyApp("0.036", "2026-01-01T10:00:00Z", 2), costed("App/b")],
+      commitments: [sawReady("0.30", undefined, "2026-01-01T10:00:00Z", 2)],
       ask: "0.10",
       admitted: false,
       adds: "0.10",

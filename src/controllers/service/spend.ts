@@ -46,9 +46,9 @@ export function commitmentDone(
 ): boolean {
   if (holder === undefined || holder.uid !== commitment.uid) return true;
   if (now.getTime() - Date.parse(commitment.since) > ttlMs) return true;
-  const hourly = toMicros(commitment.hourly) ?? 0n;
-  if (holder.cost !== undefined && holder.cost >= hourly) return true;
-  if (holder.cost === undefined || holder.readySince === undefined) return false;
+  if (holder.cost === undefined) return false;
+  if (holder.cost >= (toMicros(commitment.hourly) ?? 0n)) return true;
+  if (holder.readySince === undefined) return false;
   // Ready True, with a stated cost, other than the Ready seen when the room was taken (a new
   // transition, or Ready for a later spec): the service's word replaces the reserve.
   const seen = commitment.readyBefore;
