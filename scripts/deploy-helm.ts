@@ -39,12 +39,17 @@ export function generateHelmFiles(deployDirectory: string): DeployFile[] {
   ];
 }
 
+/** "Project, App, Grid, ServerOrder and SpendLimit": every kind, so the chart's description can't leave one out. */
+function kindList(): string {
+  const names = kinds.map((kind) => kind.names.kind);
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
 function chartYaml() {
   return {
     apiVersion: "v2",
     name: "berth",
-    description:
-      "berth: a Kubernetes operator for the container hosting service (App, Project, Grid and ServerOrder resources)",
+    description: `berth: a Kubernetes operator for the container hosting service (${kindList()} resources)`,
     type: "application",
     version: packageVersion,
     appVersion: packageVersion,

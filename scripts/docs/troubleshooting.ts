@@ -10,11 +10,13 @@ import { z } from "zod";
 import { controlPlaneErrorCodes } from "../../src/control-plane/errors.ts";
 import { GridReason } from "../../src/controllers/grid/plan.ts";
 import { OrderReason } from "../../src/controllers/server-order/plan-common.ts";
+import { defaultSettings } from "../../src/controllers/service/deps.ts";
 import { Reason } from "../../src/controllers/service/reasons.ts";
 import { OperatorConfigError } from "../../src/operator/operator.ts";
 import { startupErrorCodes } from "../../src/operator/preflight.ts";
 import type { KubeErrorCode } from "../../src/runtime/errors.ts";
 import { anchor, cell, table } from "./markdown.ts";
+import { literalReasons } from "./reason-scan.ts";
 
 export const reasonsSourcePath = fileURLToPath(
   new URL("../../docs/troubleshooting/reasons.yaml", import.meta.url),
@@ -48,7 +50,10 @@ export const reasonsSourceSchema = z.strictObject({
 });
 export type ReasonsSource = z.output<typeof reasonsSourceSchema>;
 
-/** What the code defines: every condition reason constant, and every start-up error. */
+/**
+ * What the code defines: every condition reason, as a constant or as a literal the code writes
+ * (reason-scan.ts), and every start-up error.
+ */
 export interface DefinedReasons {
   reasons: readonly string[];
   operatorStartup: readonly string[];
@@ -63,6 +68,7 @@ export function definedReasons(): DefinedReasons {
     ...Object.values(Reason),
     ...Object.values(GridReason),
     ...Object.values(OrderReason),
+    ...literalReasons().map((found) => found.reason),
   ]);
   return {
     reasons: [...reasons],
@@ -141,6 +147,9 @@ export function renderReasonsPage(
     "stop with at start: what it means and what to do. How the conditions work, and what Flux and Argo CD",
     "show: [concepts/conditions.md](../concepts/conditions.md). Symptoms without a reason:",
     "[README.md](README.md).",
+    "",
+    `A \`Stalled\` resource is looked at again every ${defaultSettings.stalledRetryMs / 60_000} minutes, and at once when its spec, a`,
+    "Secret it reads, or what it waits for changes: the runbook is [stalled.md](stalled.md).",
     "",
   ];
   out.push(

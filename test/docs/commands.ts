@@ -70,7 +70,7 @@ function checkPath(word: string): string[] {
 
 async function checkNpm(args: string[]): Promise<string[]> {
   const [sub, ...rest] = args;
-  if (sub === "ci" || sub === "test" || sub === "install") return [];
+  if (sub === "ci" || sub === "test" || sub === "install" || sub === "pack") return [];
   if (sub === "exec") return rest[0] === "--" ? [] : ["npm exec without --"];
   if (sub !== "run") return [`npm ${sub ?? ""} is not checked`];
   const [script, dashes, ...scriptArgs] = rest;

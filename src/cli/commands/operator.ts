@@ -26,7 +26,8 @@ function metricsUrl(address: string | undefined, secure: boolean | undefined): s
 
 export const operatorCommand = defineCommand({
   name: "operator",
-  summary: "run the operator: reconcile Apps, Projects, Grids and ServerOrders against the hosting API",
+  summary:
+    "run the operator: reconcile Apps, Projects, Grids and ServerOrders against the hosting API, within each namespace's SpendLimit",
   flags: {
     kubeconfig: { description: "kubeconfig file (default: in-cluster, else $KUBECONFIG or ~/.kube/config)" },
     namespace: { description: "namespace to watch (default: all namespaces)", multiple: true },
