@@ -58,6 +58,36 @@ describe("SpendLimit while calls are in flight", () => {
     expect(placed()).toHaveLength(2);
   });
 
+  it("a SpendLimit re-created while an answered order's servers are on their way keeps that order's room", {
+    timeout: 90_000,
+  }, async () => {
+    await env.setUp();
+    // Servers take 30 s to arrive: the order is answered, not yet costed.
+    env.sim.setTimings({ order: 600 });
+    try {
+      await objects.create("spendlimits", "team", { maxHourlyCost: "0.11" });
+      await env.startOperator({ settings: noStalledRetry });
+      await objects.create("serverorders", "first", { ...order, count: 2, ...approved });
+      const answered = await objects.waitFor(
+        "serverorders",
+        "first",
+        (o) => typeof o?.status?.orderId === "string",
+      );
+      expect(withCondition("Ready")(answered)).toBe(false);
+      await objects.remove("spendlimits", "team");
+      await objects.waitForGone("spendlimits", "team");
+      await objects.create("spendlimits", "team", { maxHourlyCost: "0.11" });
+      await objects.create("serverorders", "second", { ...order, count: 1, ...approved });
+      await objects.waitFor("serverorders", "second", refusedBySpend);
+      expect(placed()).toHaveLength(1);
+      await objects.patch("spendlimits", "team", { spec: { maxHourlyCost: "0.20" } });
+      await objects.waitFor("serverorders", "second", (o) => typeof o?.status?.orderId === "string", 30_000);
+      expect(placed()).toHaveLength(2);
+    } finally {
+      env.sim.setTimings({ order: 20 });
+    }
+  });
+
   it("an order sent again under its key keeps its first room: a refused order is not woken into it", {
     timeout: 120_000,
   }, async () => {

@@ -90,12 +90,33 @@ describe("SpendLedger: the room in flight, read from the resources themselves", 
     expect(decision.admitted).toBe(admitted);
   });
 
+  it.each([
+    [
+      "an answered call's room the resource keeps (status.spendRoom), its cost not shown yet",
+      "0.0000",
+      false,
+    ],
+    ["the same room once the resource states at least as much", "0.104", true],
+  ])("%s", async (_, cost, admitted) => {
+    const spendRoom = { hourly: "0.104", adds: "0.104", since: "2026-01-01T11:59:00Z", readyBefore: {} };
+    const first = order("first", { spendRoom, cost: { hourly: { amount: cost, currency: "USD" } } });
+    const { ledger: spend } = ledger({
+      spendlimits: [limit(cost === "0.0000" ? "0.15" : "0.16")],
+      serverorders: [first, order("second")],
+    });
+    expect((await spend.admit(ask("second", { priced: "0.052" }))).admitted).toBe(admitted);
+  });
+
   it("admitted: the room is recorded on the SpendLimit and returned for the call's intent", async () => {
     const { ledger: spend, writes } = ledger({
       spendlimits: [limit("0.20")],
       serverorders: [order("first")],
     });
-    expect(await spend.admit(ask("first", { priced: "0.104" }))).toEqual({ admitted: true, room: "0.104" });
+    expect(await spend.admit(ask("first", { priced: "0.104" }))).toEqual({
+      admitted: true,
+      room: "0.104",
+      spendRoom: { hourly: "0.104", adds: "0.104", since: "2026-01-01T12:00:00.000Z", readyBefore: {} },
+    });
     expect(writes.at(-1)?.status?.commitments).toEqual([expect.objectContaining({ hourly: "0.104" })]);
   });
 

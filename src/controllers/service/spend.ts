@@ -76,13 +76,24 @@ export function namespaceSpend(
   ttlMs: number,
 ): NamespaceSpend {
   const byName = new Map(resources.map((r) => [r.resource, r]));
-  const open = commitments.filter((c) => !commitmentDone(c, byName.get(c.resource), now, ttlMs));
+  const open = unique(commitments).filter((c) => !commitmentDone(c, byName.get(c.resource), now, ttlMs));
   const used = resources.reduce((sum, r) => sum + (r.cost ?? 0n), 0n);
   const committed = resources.reduce((sum, r) => {
     const extra = roomOf(r, open) - (r.cost ?? 0n);
     return sum + (extra > 0n ? extra : 0n);
   }, 0n);
   return { used, committed, open };
+}
+
+/** Commitments without repeats: a resource's own copy (`status.spendRoom`) and the SpendLimit's are one. */
+function unique(commitments: readonly Commitment[]): Commitment[] {
+  const seen = new Set<string>();
+  return commitments.filter((c) => {
+    const key = [c.resource, c.uid, c.since, c.hourly].join("\u0000");
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** The most a resource's room stands at: its open commitments and its calls in flight. */

@@ -75,6 +75,10 @@ export async function performRound<R extends Resource, K extends BaseKnowledge, 
       }
       const failure = await performAction(kind, start, progress, action, gate.room);
       if (failure !== undefined) return { failure };
+      // Answered: the room stays on the resource too (the final status), until its cost shows;
+      // a SpendLimit re-created forgets none. Until the answer, its intent holds it.
+      if (gate.spendRoom !== undefined)
+        progress.resource = withRecorded(progress.resource, { spendRoom: gate.spendRoom });
     }
     if (plan.release === undefined) return undefined;
     await releaseFinalizer(writes, progress.object, plan.release);

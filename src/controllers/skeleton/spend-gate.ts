@@ -1,7 +1,7 @@
 import type { KubeObject } from "../../runtime/index.ts";
 import type { ControllerDeps } from "../service/deps.ts";
 import { Reason } from "../service/reasons.ts";
-import type { SpendAsk } from "../service/spend-ledger.ts";
+import type { SpendAsk, SpendRoom } from "../service/spend-ledger.ts";
 
 /** What a kind says an action would add to its namespace's spend (see `Kind.spend`). */
 export interface SpendOf<R, K, A> {
@@ -10,7 +10,7 @@ export interface SpendOf<R, K, A> {
 }
 
 /** The gate's word on one action: refused (the Stalled message), or on, with the room it took if priced. */
-export type SpendGate = { refused: string } | { room: string | undefined };
+export type SpendGate = { refused: string } | { room: string | undefined; spendRoom?: SpendRoom | undefined };
 
 /**
  * Before an action that adds spend: the namespace's SpendLimits decide (`SpendLedger`). On when it
@@ -33,7 +33,9 @@ export async function spendGate<R, K, A>(
     ask,
     doing: kind.doing(at.action),
   });
-  return decision.admitted ? { room: decision.room } : { refused: decision.message };
+  return decision.admitted
+    ? { room: decision.room, spendRoom: decision.spendRoom }
+    : { refused: decision.message };
 }
 
 /** The Stalled refusal's problem. */
