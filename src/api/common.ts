@@ -118,4 +118,34 @@ export const commonStatusFields = {
     ),
   outputs: outputsStatusSchema.optional(),
   intents: intentsSchema.optional(),
+  spendRoom: z
+    .object({
+      hourly: z
+        .string()
+        .max(32)
+        .describe("What the resource is counted at per hour until the service states at least this."),
+      adds: z.string().max(32).describe("What the call added per hour."),
+      since: z.string().max(64).describe("When the room was taken (RFC 3339)."),
+      readyBefore: z
+        .object({
+          lastTransitionTime: z
+            .string()
+            .max(64)
+            .optional()
+            .describe("When Ready last became True (RFC 3339)."),
+          observedGeneration: z
+            .int()
+            .min(0)
+            .optional()
+            .describe("The generation that Ready True was written for."),
+        })
+        .optional()
+        .describe("The resource's Ready True when the room was taken; empty if it was not Ready."),
+    })
+    .optional()
+    .describe(
+      "The room the last call that added spend took under the namespace's SpendLimit, as recorded on the SpendLimit: " +
+        "kept here too, so a SpendLimit re-created or restored without status still counts it until it ends " +
+        "(the resource states at least as much, is Ready anew, or 30 minutes pass).",
+    ),
 };

@@ -34,6 +34,14 @@ export const intentSchema = z
           "NotFound: a lookup showed it did not act.",
       ),
     message: z.string().max(1024).optional().describe("Why it ended, for a Refused or NotFound intent."),
+    room: z
+      .string()
+      .max(32)
+      .optional()
+      .describe(
+        "What the resource is counted at per hour once this call acts, as the namespace's SpendLimit priced it " +
+          "when it was first sent: room it holds while it may still act, kept when it is sent again.",
+      ),
   })
   .describe("A call that spends or releases, recorded before it is sent.");
 
@@ -43,3 +51,15 @@ export const intentsSchema = listMap(z.array(intentSchema).max(16), "operation")
   "Calls that spend or release, recorded before they are sent (one per operation). A Pending one is looked " +
     "up on its own input and settled before a newer spec is acted on or a deletion releases anything.",
 );
+
+/** How long the service keeps an Idempotency-Key's answer (spec: 24 h): until then a call may still act. */
+export const replayableMs = 24 * 3600_000;
+
+/**
+ * A call that may still act at the service: Pending (its outcome unknown), or NotFound while its
+ * key may still replay or run (a lookup that found nothing does not prove it never will act).
+ */
+export function mayStillAct(intent: { state: string; since: string }, now: Date): boolean {
+  if (intent.state === "Pending") return true;
+  return intent.state === "NotFound" && now.getTime() - Date.parse(intent.since) < replayableMs;
+}

@@ -9,7 +9,7 @@ export const apiVersion = `${group}/${version}`;
  * whenever a generated schema changes (src/api/crd/revision.test.ts fails until you do): an operator
  * refuses to start on CRDs of a lower revision, whose apiserver would prune the fields it writes.
  */
-export const crdRevision = 3;
+export const crdRevision = 4;
 export const crdRevisionLabel = "berth.dev/crd-revision";
 
 /** `kubectl get berth` lists every kind. */

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { AppStatus as ServiceStatus } from "../../hosting/index.ts";
+import type {
+  AppPatch,
+  CreateAppInput,
+  App as ServiceApp,
+  AppStatus as ServiceStatus,
+} from "../../hosting/index.ts";
 import type { AppAction } from "./actions.ts";
 import { anApp, desiredOf, knowledgeOf, serviceApp, serviceStatus } from "./builders.test-support.ts";
+import type { AppField } from "./diff.ts";
 import { appSpend } from "./spend.ts";
 
 const running = (nodes: number, cost: string): ServiceStatus =>
@@ -85,5 +91,117 @@ describe("what an App's action adds to its namespace's spend", () => {
     ["lowered: nothing", { min: 2, max: 4 }, { min: 1, max: 2 }, running(2, "0.0240"), undefined],
   ])("an instances update, %s", (_, from, to, status, ask) => {
     expect(raise(from, to, status)).toEqual(ask);
+  });
+});
+
+/** An update of hardware and volumes on an app running one node at 0.0120/h with `at` as its sizing. */
+function resize(at: Partial<ServiceApp["config"]>, patch: AppPatch["config"], fields: AppField[]) {
+  const app = anApp({});
+  const update: AppAction = { type: "update", patch: { config: patch }, fields, drift: false };
+  const knowledge = knowledgeOf(app, { app: serviceApp(desiredOf(app), at), status: running(1, "0.0120") });
+  return appSpend(update, app, knowledge);
+}
+
+const disk = (name: string, sizeGb: number) => ({ name, mountPath: `/${name}`, sizeGb });
+
+describe("an App's sizing: priced from what the service states for it, or not at all", () => {
+  it.each([
+    ["four GPUs added", {}, { hardware: { gpu: 4 } }, ["hardware"], "spec.hardware.gpu goes from unset to 4"],
+    [
+      "more CPU",
+      { hardware: { cpu: 1 } },
+      { hardware: { cpu: 2 } },
+      ["hardware"],
+      "spec.hardware.cpu goes from 1 to 2",
+    ],
+    [
+      "a key removed (back to the service's default)",
+      { hardware: { cpu: 1 } },
+      { hardware: { cpu: null } },
+      ["hardware"],
+      "spec.hardware.cpu goes from 1 to unset",
+    ],
+    [
+      "a value that is not a number",
+      { hardware: { class: "a" } },
+      { hardware: { class: "b" } },
+      ["hardware"],
+      "spec.hardware.class goes from a to b",
+    ],
+    [
+      "a volume added",
+      { volumes: [disk("a", 1)] },
+      { volumes: [disk("a", 1), disk("b", 1)] },
+      ["volumes"],
+      "volume b is added or grown",
+    ],
+    [
+      "a volume grown",
+      { volumes: [disk("a", 1)] },
+      { volumes: [disk("a", 5)] },
+      ["volumes"],
+      "volume a is added or grown",
+    ],
+  ])("%s: unpriced, saying what changes", (_, at, patch, fields, why) => {
+    const ask = resize(at, patch as AppPatch["config"], fields as AppField[]);
+    expect(ask).toEqual({ unpriced: expect.stringContaining(why) });
+    expect((ask as { unpriced: string }).unpriced).toContain(
+      "names no price for spec.hardware or spec.volumes",
+    );
+  });
+
+  it.each([
+    ["less CPU", { hardware: { cpu: 2 } }, { hardware: { cpu: 1 } }, ["hardware"]],
+    ["a volume removed", { volumes: [disk("a", 1), disk("b", 1)] }, { volumes: [disk("a", 1)] }, ["volumes"]],
+    ["a volume shrunk", { volumes: [disk("a", 5)] }, { volumes: [disk("a", 1)] }, ["volumes"]],
+  ])("%s: adds nothing", (_, at, patch, fields) => {
+    expect(resize(at, patch as AppPatch["config"], fields as AppField[])).toBeUndefined();
+  });
+
+  it("a new build source redeploys at the same size: the node price × instances.max", () => {
+    const ask = resize({ instances: { min: 1, max: 3 } }, {}, ["source"]);
+    expect(ask).toEqual({ priced: "0.036" });
+  });
+
+  it("a sized app's create or start is unpriced; one of default size counts at the reserve", () => {
+    const app = anApp({ instances: { min: 1, max: 2 } });
+    const create = (config: CreateAppInput["config"]): AppAction => ({
+      type: "create",
+      projectId: "p",
+      body: { name: "web", config },
+      idempotencyKey: "k",
+      intent: { operation: "createApp", key: "k", input: {}, attempt: 1 },
+    });
+    const plain = { ports: [], instances: { min: 1, max: 2 } };
+    expect(appSpend(create(plain), app, knowledgeOf(app))).toEqual({ reserveInstances: 2 });
+    expect(appSpend(create({ ...plain, hardware: { gpu: 1 } }), app, knowledgeOf(app))).toEqual({
+      unpriced: expect.stringContaining("names no price"),
+    });
+    expect(appSpend(create({ ...plain, volumes: [disk("a", 1)] }), app, knowledgeOf(app))).toEqual({
+      unpriced: expect.stringContaining("names no price"),
+    });
+    const sized = knowledgeOf(app, {
+      app: serviceApp(desiredOf(app), { hardware: { gpu: 1 } }),
+      status: serviceStatus("stopped", { targetState: "stopped" }),
+    });
+    expect(appSpend({ type: "start", drift: false }, app, sized)).toEqual({
+      unpriced: expect.stringContaining("names no price"),
+    });
+  });
+
+  it.each([
+    ["deferred (no node runs)", serviceStatus("deferred"), { reserveInstances: 2 }],
+    ["stopped", serviceStatus("stopped", { targetState: "stopped" }), { reserveInstances: 2 }],
+    ["start_blocked", serviceStatus("start_blocked"), { reserveInstances: 2 }],
+    ["running: the same nodes again, nothing added", running(1, "0.0120"), undefined],
+  ])("a restart of an app %s", (_, status, ask) => {
+    const app = anApp({ instances: { min: 1, max: 2 } });
+    const knowledge = knowledgeOf(app, { app: serviceApp(desiredOf(app)), status });
+    const restart: AppAction = {
+      type: "restart",
+      requestedAt: "now",
+      intent: { operation: "restartApp", key: "k", input: {}, attempt: 1 },
+    };
+    expect(appSpend(restart, app, knowledge)).toEqual(ask);
   });
 });

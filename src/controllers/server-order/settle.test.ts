@@ -340,7 +340,13 @@ describe("reaskOrderIntent: a call sent again, identical, before a deletion rele
     key: i.key,
   });
   it.each([
-    ["the first order, adding no spend", ordering, { type: "order", input: request, hourlyCost: "0" }],
+    // Never priced again (round.ts): it carries the room its first call recorded, here none.
+    ["the first order", ordering, { type: "order", input: request, hourlyCost: "" }],
+    [
+      "the first order, with the room its first call took",
+      { ...ordering, room: "0.104" },
+      { type: "order", input: request, hourlyCost: "0.104" },
+    ],
     ["a growth order, to the count it was for", growing, { type: "growOrder", input: request, target: 4 }],
     [
       "a replacement of the same server for the same request",

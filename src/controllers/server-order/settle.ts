@@ -200,8 +200,8 @@ export function reaskOrderIntent(intent: Intent): OrderAction | undefined {
         const target = input.step?.target ?? request.count;
         return { type: "growOrder", input: request, intent: intentCall, target };
       }
-      // The spend was admitted when the call was first sent: asking again adds none.
-      return { type: "order", input: request, intent: intentCall, hourlyCost: "0" };
+      // Sent again under its key, it is never priced again (see `round.ts`): it keeps its first room.
+      return { type: "order", input: request, intent: intentCall, hourlyCost: intent.room ?? "" };
     }
     case replaceServer: {
       const input = inputOf<{ address: string; request: string }>(intent);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mayStillAct } from "../../api/intents.ts";
 import { spendLimitNames } from "../../api/meta.ts";
 import { type Commitment, type SpendLimit, spendLimitSchema } from "../../api/spend-limit.ts";
 import {
@@ -16,6 +17,7 @@ import {
   type Micros,
   refusalMessage,
   toMicros,
+  unpricedMessage,
   withRefused,
 } from "./spend.ts";
 
@@ -26,7 +28,9 @@ export type SpendAsk =
   /** The resource costs `hourly` per hour once the call acted (a fresh estimate). */
   | { priced: string }
   /** Not priced before it runs (an App): counted at the limit's appReserve per instance. */
-  | { reserveInstances: number };
+  | { reserveInstances: number }
+  /** Nothing prices it (`why` says so): refused under a SpendLimit, never priced past every limit. */
+  | { unpriced: string };
 
 export interface SpendCall {
   namespace: string;
@@ -38,7 +42,13 @@ export interface SpendCall {
   doing: string;
 }
 
-export type SpendDecision = { admitted: true } | { admitted: false; message: string };
+/** Admitted with the room recorded (`room`: what the resource is counted at once the call acts), or refused. */
+export type SpendDecision =
+  | { admitted: true; room?: string | undefined; spendRoom?: SpendRoom | undefined }
+  | { admitted: false; message: string };
+
+/** The room as the resource keeps it on itself (`status.spendRoom`): a commitment without its holder. */
+export type SpendRoom = Omit<Commitment, "resource" | "uid">;
 
 /** A spend decision could not be made (a SpendLimit unreadable or its status unwritable). */
 export class SpendLedgerError extends Error {
@@ -49,6 +59,7 @@ const defaultReserve = "0.10";
 const maxAttempts = 5;
 
 const listSchema = z.object({ items: z.array(z.unknown()) });
+
 const costedSchema = z.looseObject({
   kind: z.string().optional(),
   metadata: z.looseObject({ name: z.string(), uid: z.string().optional() }),
@@ -67,6 +78,20 @@ const costedSchema = z.looseObject({
           }),
         )
         .optional(),
+      intents: z
+        .array(z.looseObject({ state: z.string(), since: z.string(), room: z.string().optional() }))
+        .optional(),
+      spendRoom: z
+        .object({
+          hourly: z.string(),
+          adds: z.string(),
+          since: z.string(),
+          readyBefore: z
+            .object({ lastTransitionTime: z.string().optional(), observedGeneration: z.int().optional() })
+            .optional(),
+        })
+        .optional()
+        .catch(undefined),
     })
     .optional(),
 });
@@ -106,20 +131,28 @@ export class SpendLedger {
   }
 
   /** The namespace's SpendLimits and berth resources, read from the apiserver (every shard's). */
-  async read(namespace: string): Promise<{ limits: SpendLimit[]; resources: CostedResource[] }> {
+  async read(
+    namespace: string,
+  ): Promise<{ limits: SpendLimit[]; resources: CostedResource[]; kept: Commitment[] }> {
+    const now = new Date(this.#now());
     const limits = (await this.#list(spendLimitType, namespace))
       .map((item) => spendLimitSchema.safeParse(item))
       .flatMap((parsed) => (parsed.success ? [parsed.data] : []))
       .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-    if (limits.length === 0) return { limits, resources: [] };
+    if (limits.length === 0) return { limits, resources: [], kept: [] };
     const resources: CostedResource[] = [];
+    const kept: Commitment[] = [];
     for (const type of this.#costed) {
       for (const item of await this.#list(type, namespace)) {
         const parsed = costedSchema.safeParse(item);
-        if (parsed.success) resources.push(costedOf(type, parsed.data));
+        if (!parsed.success) continue;
+        const resource = costedOf(type, parsed.data, now);
+        resources.push(resource);
+        const room = parsed.data.status?.spendRoom;
+        if (room !== undefined) kept.push({ ...room, resource: resource.resource, uid: resource.uid });
       }
     }
-    return { limits, resources };
+    return { limits, resources, kept };
   }
 
   /** Writes a SpendLimit's status if it is still at the version read; false on a conflict. */
@@ -136,9 +169,20 @@ export class SpendLedger {
 
   async #decide(call: SpendCall): Promise<SpendDecision> {
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const { limits, resources } = await this.read(call.namespace);
+      const { limits, resources, kept } = await this.read(call.namespace);
       const now = new Date(this.#now());
-      const verdicts = limits.map((limit) => ({ limit, ...this.#verdict(limit, resources, call, now) }));
+      const [first] = limits;
+      if ("unpriced" in call.ask) {
+        if (first === undefined) return { admitted: true };
+        return {
+          admitted: false,
+          message: unpricedMessage(first.metadata.name, call.doing, call.ask.unpriced),
+        };
+      }
+      const verdicts = limits.map((limit) => ({
+        limit,
+        ...this.#verdict(limit, resources, kept, call, now),
+      }));
       const refused = verdicts.find((v) => !v.verdict.admitted);
       if (refused !== undefined) {
         const entry = {
@@ -161,7 +205,11 @@ export class SpendLedger {
         };
       }
       let written = true;
+      let room: Micros | undefined;
+      let adds: Micros | undefined;
       for (const { limit, verdict, hourly } of verdicts) {
+        room = room === undefined || hourly > room ? hourly : room;
+        adds = adds === undefined || verdict.adds > adds ? verdict.adds : adds;
         if (!verdict.admitted) continue;
         const holder = resources.find((r) => r.resource === call.resource && r.uid === call.uid);
         const commitment = {
@@ -183,20 +231,31 @@ export class SpendLedger {
         written = (await this.writeStatus(limit, status)) && written;
         if (!written) break;
       }
-      if (written) return { admitted: true };
+      if (written) return admitted(room, adds, now, readyOf(resources.find((r) => r.uid === call.uid)));
     }
     throw new SpendLedgerError(`the SpendLimits of namespace ${call.namespace} kept changing; try again`);
   }
 
-  #verdict(limit: SpendLimit, resources: readonly CostedResource[], call: SpendCall, now: Date) {
+  /** One limit's verdict; the room resources keep on themselves counts as if this limit had recorded it. */
+  #verdict(
+    limit: SpendLimit,
+    resources: readonly CostedResource[],
+    kept: readonly Commitment[],
+    call: SpendCall,
+    now: Date,
+  ) {
     const maxHourly = toMicros(limit.spec.maxHourlyCost) ?? 0n;
     const reserve = toMicros(limit.spec.appReserve ?? defaultReserve) ?? 0n;
+    const ask = call.ask;
     const hourly: Micros =
-      "priced" in call.ask
-        ? (toMicros(call.ask.priced) ?? maxHourly + 1n)
-        : reserve * BigInt(Math.max(1, call.ask.reserveInstances));
+      "priced" in ask
+        ? (toMicros(ask.priced) ?? maxHourly + 1n)
+        : "reserveInstances" in ask
+          ? reserve * BigInt(Math.max(1, ask.reserveInstances))
+          : maxHourly + 1n;
     const request = { resource: call.resource, uid: call.uid, hourly };
-    const verdict = decide(maxHourly, resources, limit.status?.commitments ?? [], request, now, this.#ttlMs);
+    const commitments = [...(limit.status?.commitments ?? []), ...kept];
+    const verdict = decide(maxHourly, resources, commitments, request, now, this.#ttlMs);
     return { verdict, maxHourly, hourly };
   }
 
@@ -218,6 +277,19 @@ export class SpendLedger {
   }
 }
 
+/** Admitted: the room for the call's intent and for the resource's own `status.spendRoom`. */
+function admitted(
+  room: Micros | undefined,
+  adds: Micros | undefined,
+  now: Date,
+  readyBefore: Commitment["readyBefore"],
+): SpendDecision {
+  if (room === undefined) return { admitted: true };
+  const hourly = formatMicros(room);
+  const spendRoom = { hourly, adds: formatMicros(adds ?? 0n), since: now.toISOString(), readyBefore };
+  return { admitted: true, room: hourly, spendRoom };
+}
+
 /** The holder's Ready True as a commitment records it: empty when it is not Ready. */
 function readyOf(holder: CostedResource | undefined): Commitment["readyBefore"] {
   if (holder?.readySince === undefined) return {};
@@ -228,10 +300,15 @@ function readyOf(holder: CostedResource | undefined): Commitment["readyBefore"] 
   };
 }
 
-function costedOf(type: ResourceType, object: z.output<typeof costedSchema>): CostedResource {
+function costedOf(type: ResourceType, object: z.output<typeof costedSchema>, now: Date): CostedResource {
   const ready = object.status?.conditions?.find((c) => c.type === "Ready" && c.status === "True");
   const amount = object.status?.cost?.hourly?.amount;
+  const inFlight = (object.status?.intents ?? [])
+    .filter((i) => i.room !== undefined && mayStillAct(i, now))
+    .map((i) => toMicros(i.room ?? "") ?? 0n)
+    .reduce<Micros | undefined>((most, room) => (most === undefined || room > most ? room : most), undefined);
   return {
+    ...(inFlight === undefined ? {} : { inFlight }),
     resource: `${type.kind ?? type.plural}/${object.metadata.name}`,
     uid: object.metadata.uid ?? "",
     cost: amount === undefined ? undefined : toMicros(amount),

@@ -17,6 +17,12 @@ const commitment = (resource: string, hourly: string, since = "2026-01-01T11:59:
   since,
 });
 
+/** A resource with a call in flight that recorded `room` on its intent, not costed yet. */
+const inFlight = (resource: string, room: string): CostedResource => ({
+  ...costed(resource),
+  inFlight: toMicros(room),
+});
+
 /** App/a Ready True since `since` for `generation`, costed at `cost`. */
 const readyApp = (cost: string, since: string, generation: number): CostedResource => ({
   ...costed("App/a", cost, since),
@@ -146,6 +152,54 @@ describe("decide", () => {
       ask: "0.10",
       admitted: false,
       adds: "0.10",
+    },
+    {
+      case: "a call in flight (its intent's room) counts with no commitment: a SpendLimit re-created forgets none",
+      limit: "0.15",
+      resources: [inFlight("ServerOrder/first", "0.104"), costed("ServerOrder/second")],
+      commitments: [],
+      ask: "0.052",
+      admitted: false,
+      adds: "0.052",
+    },
+    {
+      case: "a call in flight counts even past its commitment's 30 minutes, until it settles",
+      limit: "0.15",
+      resources: [inFlight("ServerOrder/first", "0.104"), costed("ServerOrder/second")],
+      commitments: [commitment("ServerOrder/first", "0.104", "2026-01-01T11:00:00.000Z")],
+      ask: "0.052",
+      admitted: false,
+      adds: "0.052",
+    },
+    {
+      case: "a commitment and a call in flight of one resource count once, at the larger",
+      limit: "0.16",
+      resources: [inFlight("ServerOrder/first", "0.104"), costed("ServerOrder/second")],
+      commitments: [commitment("ServerOrder/first", "0.104")],
+      ask: "0.052",
+      admitted: true,
+      adds: "0.052",
+    },
+    {
+      case: "a call in flight counts only above what its resource costs",
+      limit: "0.16",
+      resources: [
+        { ...inFlight("ServerOrder/first", "0.104"), cost: toMicros("0.052") },
+        costed("ServerOrder/second"),
+      ],
+      commitments: [],
+      ask: "0.052",
+      admitted: true,
+      adds: "0.052",
+    },
+    {
+      case: "the resource's own call in flight is what it already holds: a call asking no more adds nothing",
+      limit: "0.05",
+      resources: [inFlight("ServerOrder/s", "0.104")],
+      commitments: [],
+      ask: "0.104",
+      admitted: false,
+      adds: "0.00",
     },
     {
       case: "a growth adds only the difference",

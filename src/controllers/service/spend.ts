@@ -35,6 +35,11 @@ export interface CostedResource {
   readySince: string | undefined;
   /** The generation its Ready True condition was written for, if it is Ready. */
   readyGeneration?: number | undefined;
+  /**
+   * The room its calls that may still act hold (the most their intents record, see `Intent.room`):
+   * read from the resource itself, so a SpendLimit re-created or restored without status loses none.
+   */
+  inFlight?: Micros | undefined;
 }
 
 /** A commitment is done once its resource is gone, costed at least as much, Ready anew, or too old. */
@@ -71,13 +76,31 @@ export function namespaceSpend(
   ttlMs: number,
 ): NamespaceSpend {
   const byName = new Map(resources.map((r) => [r.resource, r]));
-  const open = commitments.filter((c) => !commitmentDone(c, byName.get(c.resource), now, ttlMs));
+  const open = unique(commitments).filter((c) => !commitmentDone(c, byName.get(c.resource), now, ttlMs));
   const used = resources.reduce((sum, r) => sum + (r.cost ?? 0n), 0n);
-  const committed = open.reduce((sum, c) => {
-    const extra = (toMicros(c.hourly) ?? 0n) - (byName.get(c.resource)?.cost ?? 0n);
+  const committed = resources.reduce((sum, r) => {
+    const extra = roomOf(r, open) - (r.cost ?? 0n);
     return sum + (extra > 0n ? extra : 0n);
   }, 0n);
   return { used, committed, open };
+}
+
+/** Commitments without repeats: a resource's own copy (`status.spendRoom`) and the SpendLimit's are one. */
+function unique(commitments: readonly Commitment[]): Commitment[] {
+  const seen = new Set<string>();
+  return commitments.filter((c) => {
+    const key = [c.resource, c.uid, c.since, c.hourly].join("\u0000");
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The most a resource's room stands at: its open commitments and its calls in flight. */
+function roomOf(resource: CostedResource, open: readonly Commitment[]): Micros {
+  return open
+    .filter((c) => c.resource === resource.resource)
+    .reduce((most, c) => max(most, toMicros(c.hourly) ?? 0n), resource.inFlight ?? 0n);
 }
 
 /** What a call asks of the namespace: the resource's hourly amount once the call has acted. */
@@ -106,11 +129,7 @@ export function decide(
 ): SpendVerdict {
   const spend = namespaceSpend(resources, commitments, now, ttlMs);
   const own = resources.find((r) => r.resource === request.resource);
-  const ownCommitment = spend.open.find((c) => c.resource === request.resource);
-  const ownNow = max(
-    own?.cost ?? 0n,
-    ownCommitment === undefined ? 0n : (toMicros(ownCommitment.hourly) ?? 0n),
-  );
+  const ownNow = own === undefined ? 0n : max(own.cost ?? 0n, roomOf(own, spend.open));
   const adds = request.hourly > ownNow ? request.hourly - ownNow : 0n;
   const admitted = spend.used + spend.committed + adds <= limit;
   return { admitted, spend, adds };
@@ -126,6 +145,15 @@ export function withRefused(list: readonly RefusedSpend[], entry: RefusedSpend):
   const kept = { ...entry, since: previous?.since ?? entry.since };
   return [...list.filter((r) => r.resource !== entry.resource), kept].sort((a, b) =>
     a.since.localeCompare(b.since),
+  );
+}
+
+/** The message of a refusal of a call berth can't price: what it is, why, and what to do. */
+export function unpricedMessage(limitName: string, doing: string, why: string): string {
+  return (
+    `${doing} can't be priced: ${why}. Under SpendLimit ${limitName} a call berth can't price is not sent ` +
+    "(a namespace without a SpendLimit is not affected); nothing was called: change the spec back, or ask an admin " +
+    "to lift the SpendLimit for this change"
   );
 }
 

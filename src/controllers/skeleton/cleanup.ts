@@ -10,7 +10,7 @@ import type { Problem } from "../service/failure.ts";
 import { noNamespaceDefaults } from "../service/management.ts";
 import { Reason } from "../service/reasons.ts";
 import { noChange, problemChange, suspended } from "./condition-changes.ts";
-import type { Blocking } from "./intents.ts";
+import { type Blocking, mayStillAct } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Resource } from "./kind.ts";
 import type { OwnedField } from "./owned.ts";
 import { type Allowance, allowanceOf, releasesWithoutCalls } from "./policies.ts";
@@ -84,14 +84,9 @@ function chosenPlan<R extends Resource, K extends BaseKnowledge, P extends BaseP
   return !held && (plan.actions.length > 0 || known !== undefined) ? { ...plan, addsFinalizer: true } : plan;
 }
 
-/** How long the service keeps an Idempotency-Key's answer (spec: 24 h): until then a call may still act. */
-const replayableMs = 24 * 3600_000;
-
 /** The intents the lookup found no trace of whose key may still act (see `beforeRelease`). */
 function unfound(resource: Resource, now: Date): Intent[] {
-  return (resource.status?.intents ?? []).filter(
-    (i) => i.state === "NotFound" && now.getTime() - Date.parse(i.since) < replayableMs,
-  );
+  return (resource.status?.intents ?? []).filter((i) => i.state === "NotFound" && mayStillAct(i, now));
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   ownerMismatch,
   pendingIntent,
   pendingRecord,
+  resentIntent,
   withIntent,
   withoutIntent,
 } from "./intents.ts";
@@ -218,5 +219,29 @@ describe("owners and messages", () => {
         message: "two orders",
       }),
     );
+  });
+});
+
+describe("resentIntent: a call sent again under its recorded key keeps its first room, unpriced", () => {
+  const call = { operation: "orderServers", input, attempt: 1, key: "key-1" };
+  const record = (state: Intent["state"], since = "2029-12-31T12:00:00.000Z"): Intent => ({
+    ...pendingRecord(call, undefined, new Date(since), "0.104"),
+    state,
+  });
+  it.each([
+    ["Pending: its outcome unknown", record("Pending"), "0.104"],
+    ["NotFound while its key may still act (under 24 h)", record("NotFound"), "0.104"],
+    [
+      "NotFound past the key's 24 hours: a new call, priced",
+      record("NotFound", "2029-12-30T23:00:00.000Z"),
+      undefined,
+    ],
+    ["Refused: the next attempt has another key anyway", record("Refused"), undefined],
+    ["another key: another call", { ...record("Pending"), key: "key-0" }, undefined],
+  ])("%s", (_, intent, room) => {
+    expect(resentIntent([intent], call, now)?.room).toBe(room);
+  });
+  it("an action without an intent is never a call sent again", () => {
+    expect(resentIntent([record("Pending")], undefined, now)).toBeUndefined();
   });
 });

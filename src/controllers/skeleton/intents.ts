@@ -1,4 +1,7 @@
-import type { Intent } from "../../api/intents.ts";
+import { type Intent, mayStillAct } from "../../api/intents.ts";
+
+export { mayStillAct } from "../../api/intents.ts";
+
 import { canonicalJson, HostingApiError, idempotencyKey, isHostingError } from "../../hosting/index.ts";
 import { isDeferral } from "../../runtime/index.ts";
 import type { Owner } from "../service/ownership.ts";
@@ -116,8 +119,13 @@ export function inputOf<T extends Record<string, unknown>>(intent: Intent): Part
   }
 }
 
-/** The record written before the call. */
-export function pendingRecord(call: IntentCall, owner: Owner | undefined, now: Date): Intent {
+/** The record written before the call; `room`: what a SpendLimit counts the resource at once it acts. */
+export function pendingRecord(
+  call: IntentCall,
+  owner: Owner | undefined,
+  now: Date,
+  room?: string | undefined,
+): Intent {
   return {
     operation: call.operation,
     key: call.key,
@@ -126,7 +134,17 @@ export function pendingRecord(call: IntentCall, owner: Owner | undefined, now: D
     ...(owner === undefined ? {} : { owner }),
     since: now.toISOString(),
     state: "Pending",
+    ...(room === undefined ? {} : { room }),
   };
+}
+
+/**
+ * The recorded call an action sends again (the same Idempotency-Key, while it may still act): it
+ * is not priced again, and keeps the room its first call took (see `round.ts`).
+ */
+export function resentIntent(intents: readonly Intent[], call: IntentCall | undefined, now: Date) {
+  if (call === undefined) return undefined;
+  return intents.find((i) => i.key === call.key && i.operation === call.operation && mayStillAct(i, now));
 }
 
 /** The resource with status fields a call's answer or a settled intent recorded (written with the final status). */
@@ -231,14 +249,14 @@ export interface IntentProgress<R extends Resource> extends Written<R> {
 export async function underIntent<R extends Resource>(
   progress: IntentProgress<R>,
   intent: IntentCall | undefined,
-  record: { writes: ObjectWrites<R>; owner: Owner | undefined; now: Date },
+  record: { writes: ObjectWrites<R>; owner: Owner | undefined; now: Date; room?: string | undefined },
   call: () => Promise<void>,
   refusal: (error: HostingApiError) => string,
 ): Promise<void> {
   if (intent === undefined) return await call();
   const prior = progress.intents;
   try {
-    progress.intents = withIntent(prior, pendingRecord(intent, record.owner, record.now));
+    progress.intents = withIntent(prior, pendingRecord(intent, record.owner, record.now, record.room));
     const written = await recordIntents(record.writes, progress, progress.intents);
     progress.object = written.object;
     progress.resource = written.resource;

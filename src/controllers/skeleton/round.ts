@@ -6,10 +6,10 @@ import { describeFailedAction, doingOf, type Failure } from "../service/failure.
 import type { Connection } from "../service/hosting-access.ts";
 import { identityOf } from "../service/ownership.ts";
 import type { Decided } from "./cleanup.ts";
-import { underIntent, withIntents, withRecorded } from "./intents.ts";
+import { resentIntent, underIntent, withIntents, withRecorded } from "./intents.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, ObjectFact, Resource } from "./kind.ts";
 import { addFinalizer, type ObjectWrites, releaseFinalizer } from "./object.ts";
-import { refusedSpend } from "./spend-gate.ts";
+import { type SpendGate, spendGate } from "./spend-gate.ts";
 
 /** What every round of one reconcile acts with. */
 export interface RoundStart<R extends Resource> {
@@ -67,23 +67,18 @@ export async function performRound<R extends Resource, K extends BaseKnowledge, 
       progress.object = written.object;
       progress.resource = withIntents(written.resource, progress.intents);
     }
-    // A deletion adds no spend: its only spending calls ask again what was admitted when first sent.
-    const deleting = progress.resource.metadata.deletionTimestamp !== undefined;
     for (const action of plan.actions) {
-      const refused = deleting
-        ? undefined
-        : await refusedSpend(
-            { spend: kind.spend, doing: (a: A) => doingOf(kind.doing, a) },
-            start.deps,
-            progress.object,
-            { action, resource: progress.resource, knowledge: progress.knowledge },
-          );
-      if (refused !== undefined) {
-        start.deps.recorder.record(start.object, "Warning", "SpendLimitExceeded", refused, action.type);
-        return { spendRefused: { message: refused } };
+      const gate = await gateSpend(kind, start, progress, action);
+      if ("refused" in gate) {
+        start.deps.recorder.record(start.object, "Warning", "SpendLimitExceeded", gate.refused, action.type);
+        return { spendRefused: { message: gate.refused } };
       }
-      const failure = await performAction(kind, start, progress, action);
+      const failure = await performAction(kind, start, progress, action, gate.room);
       if (failure !== undefined) return { failure };
+      // Answered: the room stays on the resource too (the final status), until its cost shows;
+      // a SpendLimit re-created forgets none. Until the answer, its intent holds it.
+      if (gate.spendRoom !== undefined)
+        progress.resource = withRecorded(progress.resource, { spendRoom: gate.spendRoom });
     }
     if (plan.release === undefined) return undefined;
     await releaseFinalizer(writes, progress.object, plan.release);
@@ -91,6 +86,32 @@ export async function performRound<R extends Resource, K extends BaseKnowledge, 
   } catch (error) {
     return { interrupted: { error } };
   }
+}
+
+/**
+ * The SpendLimits' word on one action. A call sent again (its recorded key, while it may still act)
+ * is never priced again: it keeps the room its first call took until it settles. A deletion adds no
+ * spend: its only spending calls ask again what was admitted when first sent.
+ */
+async function gateSpend<R extends Resource, K extends BaseKnowledge, A extends Action, F>(
+  kind: Acting<R, K, A, F>,
+  start: RoundStart<R>,
+  progress: Progress<R, K>,
+  action: A,
+): Promise<SpendGate> {
+  const again = resentIntent(progress.intents, action.intent, start.now);
+  if (again !== undefined) return { room: again.room };
+  if (progress.resource.metadata.deletionTimestamp !== undefined) return { room: undefined };
+  return spendGate(
+    { spend: kind.spend, doing: (a: A) => doingOf(kind.doing, a) },
+    start.deps,
+    progress.object,
+    {
+      action,
+      resource: progress.resource,
+      knowledge: progress.knowledge,
+    },
+  );
 }
 
 /**
@@ -102,6 +123,7 @@ async function performAction<R extends Resource, K extends BaseKnowledge, A exte
   start: RoundStart<R>,
   progress: Progress<R, K>,
   action: A,
+  room: string | undefined,
 ): Promise<Failure | undefined> {
   const { deps, connection, now } = start;
   const owner = connection && identityOf(connection);
@@ -110,7 +132,7 @@ async function performAction<R extends Resource, K extends BaseKnowledge, A exte
     await underIntent(
       progress,
       action.intent,
-      { writes: start.writes, owner, now },
+      { writes: start.writes, owner, now, room },
       async () => {
         const { object, resource, knowledge } = progress;
         for await (const fact of kind.perform(action, { deps, object, resource, knowledge, connection })) {

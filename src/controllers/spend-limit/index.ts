@@ -31,9 +31,9 @@ export const spendLimitController: ControllerDefinition = {
         const parsed = spendLimitSchema.safeParse(stored);
         if (!parsed.success) return Outcome.done();
         const limit = parsed.data;
-        const { resources } = await ledger.read(limit.metadata.namespace ?? "default");
+        const { resources, kept } = await ledger.read(limit.metadata.namespace ?? "default");
         const now = new Date(deps.now());
-        const { status, exceeded } = spendLimitStatus(limit, resources, now, ledger.ttlMs);
+        const { status, exceeded } = spendLimitStatus(limit, resources, now, ledger.ttlMs, kept);
         const wasExceeded = limit.status?.conditions?.some((c) => c.type === "Ready" && c.status === "False");
         if (JSON.stringify(stripTimes(status)) !== JSON.stringify(stripTimes(limit.status ?? {}))) {
           // A conflict means a decision recorded room meanwhile: counted again at once.

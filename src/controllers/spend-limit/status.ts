@@ -13,9 +13,11 @@ export function spendLimitStatus(
   resources: readonly CostedResource[],
   now: Date,
   ttlMs: number,
+  /** Room the resources keep on themselves (`status.spendRoom`): rebuilt here after a re-create. */
+  kept: readonly Commitment[] = [],
 ): { status: SpendLimitStatus; exceeded: string | undefined } {
   const previous = limit.status ?? {};
-  const spend = namespaceSpend(resources, previous.commitments ?? [], now, ttlMs);
+  const spend = namespaceSpend(resources, [...(previous.commitments ?? []), ...kept], now, ttlMs);
   const maxHourly = toMicros(limit.spec.maxHourlyCost) ?? 0n;
   const present = new Set(resources.map((r) => r.resource));
   const refused = (previous.refused ?? []).filter((r) => present.has(r.resource));
