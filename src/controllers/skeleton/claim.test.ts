@@ -45,7 +45,7 @@ describe("identityMetadata", () => {
     expect(at(made)).toBe(now.toISOString());
   });
 
-  it("keeps the time of a claim already recorded, and dates one held before claims from creation", () => {
+  it("keeps the time of a claim already recorded; an ID in status without a claim is claimed now", () => {
     const recorded = object({
       "berth.dev/external-id": "x",
       "berth.dev/claimant": "a/web",
@@ -65,7 +65,7 @@ describe("identityMetadata", () => {
     const status = { appId: "x" };
     expect(
       at(identityMetadata({ type: apps, externalId: "appId" }, legacy, { before: status, now: status }, now)),
-    ).toBe("2026-01-01T00:00:00Z");
+    ).toBe(now.toISOString());
   });
 
   it("claims nothing before status knows the ID, but keeps what it owns", () => {
@@ -89,6 +89,10 @@ describe("alreadyManaged", () => {
     expect(message).toContain("App a/web already manages app x");
     expect(message).toContain("remove the annotations berth.dev/external-id and berth.dev/claimant");
     expect(message).toContain("set deletionPolicy: Orphan on App a/web and delete it");
+  });
+  it("tells one entering a managing policy over what another manages to go on observing", () => {
+    const message = alreadyManaged(apps, "appId", { held: false, holder, id: "x", named: "status" });
+    expect(message).toContain("set managementPolicies: [Observe]");
   });
   it("asks an adopter by spec to change its spec", () => {
     const message = alreadyManaged(apps, "appId", { held: false, holder, id: "x", named: "spec" });
