@@ -20,12 +20,20 @@ describe("lockHolder", () => {
       at: since + claimUnderWayMs,
       holds: "free",
     },
-    { name: "a Lease without a time is free", recorded: undefined, at: since, since: Number.NaN, holds: "free" },
+    {
+      name: "a Lease without a time is free",
+      recorded: undefined,
+      at: since,
+      since: Number.NaN,
+      holds: "free",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
       const holder = lockHolder("a/web", c.since ?? since, c.recorded, c.at);
-      expect(holder === undefined ? "free" : `${holder.namespace}/${holder.name}@${holder.uid}`).toBe(c.holds);
+      expect(holder === undefined ? "free" : `${holder.namespace}/${holder.name}@${holder.uid}`).toBe(
+        c.holds,
+      );
     });
   }
 });

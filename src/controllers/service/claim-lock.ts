@@ -20,9 +20,7 @@ export const claimUnderWayMs = 30_000;
 
 const leaseSchema = z.looseObject({
   metadata: z.looseObject({ resourceVersion: z.string() }),
-  spec: z
-    .looseObject({ holderIdentity: z.string().optional(), renewTime: z.string().optional() })
-    .optional(),
+  spec: z.looseObject({ holderIdentity: z.string().optional(), renewTime: z.string().optional() }).optional(),
 });
 
 type Lease = z.infer<typeof leaseSchema>;
@@ -90,7 +88,12 @@ export async function takeClaimLock(
 }
 
 /** Frees the Lease if it still names `me` (a claim taken back after meeting an earlier holder). */
-export async function freeClaimLock(locks: ClaimLocks, value: string, me: string, now: number): Promise<void> {
+export async function freeClaimLock(
+  locks: ClaimLocks,
+  value: string,
+  me: string,
+  now: number,
+): Promise<void> {
   const name = claimLockName(value);
   const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(locks.namespace)}/leases`;
   const lease = await readLease(locks.kube, `${path}/${name}`);
