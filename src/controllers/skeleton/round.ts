@@ -61,12 +61,17 @@ export async function performRound<R extends Resource, K extends BaseKnowledge, 
   plan: Decided<BasePlan<A>>,
 ): Promise<Stop | undefined> {
   const { writes } = start;
+  // The finalizer goes on just before the first call the SpendLimit admits (or at once when the
+  // plan has none): a create refused before it was sent leaves nothing to clean up.
+  let finalizerDue = plan.addsFinalizer === true;
+  const finalizerFirst = async () => {
+    if (!finalizerDue) return;
+    finalizerDue = false;
+    const written = await addFinalizer(writes, progress);
+    progress.object = written.object;
+    progress.resource = withIntents(written.resource, progress.intents);
+  };
   try {
-    if (plan.addsFinalizer === true) {
-      const written = await addFinalizer(writes, progress);
-      progress.object = written.object;
-      progress.resource = withIntents(written.resource, progress.intents);
-    }
     // A deletion adds no spend: its only spending calls ask again what was admitted when first sent.
     const deleting = progress.resource.metadata.deletionTimestamp !== undefined;
     for (const action of plan.actions) {
@@ -82,9 +87,11 @@ export async function performRound<R extends Resource, K extends BaseKnowledge, 
         start.deps.recorder.record(start.object, "Warning", "SpendLimitExceeded", refused, action.type);
         return { spendRefused: { message: refused } };
       }
+      await finalizerFirst();
       const failure = await performAction(kind, start, progress, action);
       if (failure !== undefined) return { failure };
     }
+    await finalizerFirst();
     if (plan.release === undefined) return undefined;
     await releaseFinalizer(writes, progress.object, plan.release);
     return { released: true };
