@@ -2,6 +2,7 @@ import { annotations, finalizer, labels } from "../../api/meta.ts";
 import {
   asKubeObject,
   isKubeError,
+  type KubeClient,
   type KubeObject,
   listLabelled,
   objectKey,
@@ -44,8 +45,16 @@ export function namedId(resource: Resource, field: string): { id: string; named:
   return typeof fromSpec === "string" ? { id: fromSpec, named: "spec" } : undefined;
 }
 
+/** What the claim check reads and writes with: the apiserver, this shard's cache, the clock, the claim Leases. */
+export interface ClaimDeps {
+  kube: KubeClient;
+  now(): number;
+  informer(type: ResourceType): { list(): KubeObject[] };
+  claims: ControllerDeps["claims"];
+}
+
 interface ClaimTarget {
-  deps: ControllerDeps;
+  deps: ClaimDeps;
   type: ResourceType;
   /** The status field of the external ID; a kind without one claims nothing. */
   field: string | undefined;
@@ -100,7 +109,7 @@ export async function checkClaim(target: ClaimTarget): Promise<ClaimCheck> {
 
 /** The claim `holder` (namespace/name) records on `id`, read from the apiserver; none when it is gone. */
 async function recordedClaim(
-  deps: ControllerDeps,
+  deps: ClaimDeps,
   type: ResourceType,
   holder: string,
   id: string,
@@ -120,7 +129,7 @@ function destroys(resource: Resource): boolean {
   );
 }
 
-function cachedClaimants(deps: ControllerDeps, type: ResourceType, id: string): KubeObject[] {
+function cachedClaimants(deps: ClaimDeps, type: ResourceType, id: string): KubeObject[] {
   const value = claimValue(type, id);
   return deps
     .informer(type)
