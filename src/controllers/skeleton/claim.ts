@@ -25,7 +25,7 @@ import {
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Watch } from "./controller.ts";
 import type { Resource } from "./kind.ts";
-import { type OwnedField, ownedValue } from "./owned.ts";
+import { type OwnedField, ownedValue, withRestoredIdentity } from "./owned.ts";
 
 /** Where the external ID a resource names comes from. */
 export type Named = "status" | "annotation" | "spec";
@@ -60,6 +60,8 @@ interface ClaimTarget {
   field: string | undefined;
   object: KubeObject;
   resource: Resource;
+  /** The IDs a resource holds beyond its own (see `Kind.holds`). */
+  holds?: ((status: unknown) => string[]) | undefined;
 }
 
 /**
@@ -80,7 +82,9 @@ export async function checkClaim(target: ClaimTarget): Promise<ClaimCheck> {
   const { id } = named;
   const refused = (holder: Claim): ClaimCheck => ({ held: false, holder, id, named: named.named });
   const mine = heldClaim(object, id);
-  const cached = holderBefore(mine, id, cachedClaimants(deps, type, id));
+  const cached =
+    holderBefore(mine, id, cachedClaimants(deps, type, id)) ??
+    coveredBy(target, id, deps.informer(type).list());
   if (cached !== undefined) return refused(cached);
   if (mine !== undefined) return { held: true, object };
   // Going away with nothing to call (no finalizer of berth's, or Orphan): no claim is needed.
@@ -96,7 +100,11 @@ export async function checkClaim(target: ClaimTarget): Promise<ClaimCheck> {
   const claimed =
     (await patchMetadata(deps.kube, type, object, claimMetadata(type, object.metadata, id, at))) ?? object;
   const claimants = await listLabelled(deps.kube, type, `${labels.claim}=${value}`, deps.claims.namespaces);
-  const holder = holderBefore(heldClaim(claimed, id), id, claimants);
+  const holder =
+    holderBefore(heldClaim(claimed, id), id, claimants) ??
+    (adopts(target)
+      ? coveredBy(target, id, await listLabelled(deps.kube, type, "", deps.claims.namespaces))
+      : undefined);
   if (holder === undefined) return { held: true, object: claimed };
   // An earlier holder the Lease never saw: this claim is taken back.
   await patchMetadata(deps.kube, type, claimed, {
@@ -105,6 +113,34 @@ export async function checkClaim(target: ClaimTarget): Promise<ClaimCheck> {
   });
   await freeClaimLock(deps.claims.locks, value, me, deps.now());
   return refused(holder);
+}
+
+/** The resource names its object by its spec ID (an adoption), the only way to name one another holds beyond its own. */
+function adopts(target: ClaimTarget): boolean {
+  const { field, resource } = target;
+  return field !== undefined && typeof (resource.spec as Record<string, unknown>)[field] === "string";
+}
+
+/**
+ * The claim of another resource whose status (or, after a restore, its berth.dev/owned
+ * annotation) holds `id` beyond its own object: a ServerOrder's growth or replacement order is
+ * covered by the claim on its first order. Only an adopter by spec ID is checked. Pure.
+ */
+export function coveredBy(target: ClaimTarget, id: string, others: readonly KubeObject[]): Claim | undefined {
+  const { holds, field, object } = target;
+  if (holds === undefined || field === undefined || !adopts(target)) return undefined;
+  for (const other of others) {
+    if (other.metadata.uid === object.metadata.uid) continue;
+    const own = other.metadata.annotations?.[annotations.externalId];
+    const claim = own === undefined ? undefined : heldClaim(other, own);
+    if (claim === undefined || own === id) continue;
+    const kept = withRestoredIdentity(
+      { metadata: other.metadata, spec: {}, status: undefined },
+      field,
+    ).status;
+    if ([...holds(other.status), ...holds(kept)].includes(id)) return claim;
+  }
+  return undefined;
 }
 
 /** The claim `holder` (namespace/name) records on `id`, read from the apiserver; none when it is gone. */
