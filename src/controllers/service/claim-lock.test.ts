@@ -1,28 +1,38 @@
 import { describe, expect, it } from "vitest";
-import { claimLockName, claimUnderWayMs, lockHolder } from "./claim-lock.ts";
+import { claimLockName, claimUnderWayMs, type LeaseHolderState, lockHolder } from "./claim-lock.ts";
 import { claimValue } from "./claims.ts";
 
 describe("lockHolder", () => {
   const since = Date.parse("2026-01-01T00:00:00Z");
-  const recorded = { namespace: "a", name: "web", uid: "u", claimedAt: since - 1000 };
-  const cases: {
-    name: string;
-    recorded: typeof recorded | undefined;
-    at: number;
-    since?: number;
-    holds: string;
-  }[] = [
-    { name: "its holder records the claim: it holds", recorded, at: since + 3_600_000, holds: "a/web@u" },
-    { name: "its claim is under way: it holds", recorded: undefined, at: since + 1000, holds: "a/web@" },
+  const claim = { namespace: "a", name: "web", uid: "u", claimedAt: since - 1000 };
+  const cases: { name: string; state: LeaseHolderState; at: number; since?: number; holds: string }[] = [
+    {
+      name: "its holder records the claim: it holds",
+      state: { gone: false, claim },
+      at: since + 3_600_000,
+      holds: "a/web@u",
+    },
+    {
+      name: "its claim is under way: it holds",
+      state: { gone: false, claim: undefined },
+      at: since + 1000,
+      holds: "a/web@",
+    },
     {
       name: "the claim never came (or was given up): the Lease is free",
-      recorded: undefined,
+      state: { gone: false, claim: undefined },
       at: since + claimUnderWayMs,
       holds: "free",
     },
     {
+      name: "its holder is gone (deleted with Orphan): free at once",
+      state: { gone: true },
+      at: since + 1000,
+      holds: "free",
+    },
+    {
       name: "a Lease without a time is free",
-      recorded: undefined,
+      state: { gone: false, claim: undefined },
       at: since,
       since: Number.NaN,
       holds: "free",
@@ -30,7 +40,7 @@ describe("lockHolder", () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const holder = lockHolder("a/web", c.since ?? since, c.recorded, c.at);
+      const holder = lockHolder("a/web", c.since ?? since, c.state, c.at);
       expect(holder === undefined ? "free" : `${holder.namespace}/${holder.name}@${holder.uid}`).toBe(
         c.holds,
       );

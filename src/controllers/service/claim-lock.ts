@@ -33,18 +33,23 @@ export function claimLockName(value: string): string {
 /** The lock taken, or the claim (or claim under way) that holds the object. */
 export type LockTaken = { taken: true } | { taken: false; holder: Claim };
 
+/** What the apiserver says of the claimant a Lease names: gone, or there with or without its claim recorded. */
+export type LeaseHolderState = { gone: true } | { gone: false; claim: Claim | undefined };
+
 /**
  * What a Lease that names another claimant means. The holder's own metadata holds the claim: it
- * holds the object. It doesn't (yet): within `claimUnderWayMs` of the Lease's time its claim is
- * under way, and it holds; after that, the Lease is free (its holder let go, or went away). Pure.
+ * holds the object. It is there without it (yet): within `claimUnderWayMs` of the Lease's time its
+ * claim is under way, and it holds; after that, the Lease is free (its holder let go). The holder
+ * is gone: the Lease is free. Pure.
  */
 export function lockHolder(
   holder: string,
   since: number,
-  recorded: Claim | undefined,
+  state: LeaseHolderState,
   now: number,
 ): Claim | undefined {
-  if (recorded !== undefined) return recorded;
+  if (state.gone) return undefined;
+  if (state.claim !== undefined) return state.claim;
   if (Number.isNaN(since) || now - since >= claimUnderWayMs) return undefined;
   const [namespace = "", name = ""] = holder.split("/");
   return { namespace, name, uid: "", claimedAt: since };
@@ -52,7 +57,7 @@ export function lockHolder(
 
 /**
  * Takes the claim Lease for `me` (`namespace/name`), at most one claimant at a time. `holds` reads
- * another claimant's recorded claim on the object from the apiserver. Throws after repeated
+ * the claimant a Lease names, and its recorded claim on the object, from the apiserver. Throws after repeated
  * conflicts (the reconcile is tried again).
  */
 export async function takeClaimLock(
@@ -60,7 +65,7 @@ export async function takeClaimLock(
   value: string,
   me: string,
   now: number,
-  holds: (holder: string) => Promise<Claim | undefined>,
+  holds: (holder: string) => Promise<LeaseHolderState>,
 ): Promise<LockTaken> {
   const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(locks.namespace)}/leases`;
   const name = claimLockName(value);

@@ -13,7 +13,7 @@ import {
   type Source,
   updatesWhen,
 } from "../../runtime/index.ts";
-import { freeClaimLock, takeClaimLock } from "../service/claim-lock.ts";
+import { freeClaimLock, type LeaseHolderState, takeClaimLock } from "../service/claim-lock.ts";
 import {
   type Claim,
   claimantName,
@@ -143,17 +143,18 @@ export function coveredBy(target: ClaimTarget, id: string, others: readonly Kube
   return undefined;
 }
 
-/** The claim `holder` (namespace/name) records on `id`, read from the apiserver; none when it is gone. */
+/** Whether `holder` (namespace/name) is there, and the claim it records on `id`, read from the apiserver. */
 async function recordedClaim(
   deps: ClaimDeps,
   type: ResourceType,
   holder: string,
   id: string,
-): Promise<Claim | undefined> {
+): Promise<LeaseHolderState> {
   try {
-    return heldClaim(asKubeObject(await deps.kube.call("GET", objectPath(type, parseKey(holder)))), id);
+    const object = asKubeObject(await deps.kube.call("GET", objectPath(type, parseKey(holder))));
+    return { gone: false, claim: heldClaim(object, id) };
   } catch (error) {
-    if (isKubeError(error, "not_found")) return undefined;
+    if (isKubeError(error, "not_found")) return { gone: true };
     throw error;
   }
 }
