@@ -1,3 +1,4 @@
+import { CustomObjectsApi } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { type BerthObject, berthObjects, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
@@ -13,6 +14,7 @@ import { changingOperations, useOperatorEnvironment } from "./support.ts";
 describe("entering a managing policy over what another resource manages", () => {
   const env = useOperatorEnvironment();
   const objects = berthObjects(kubeConfig(), () => env.namespace);
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
   const changes = () => changingOperations.map((op) => env.requests(op).length).reduce((a, b) => a + b, 0);
   const claimed = (o: BerthObject | undefined) =>
     withCondition("Ready")(o) && o?.metadata.annotations?.["berth.dev/claimant"] !== undefined;
@@ -105,6 +107,34 @@ describe("entering a managing policy over what another resource manages", () => 
     await objects.waitFor("apps", "a", (o) => claimed(o) && o?.status?.state === "running", 40_000);
     const before = changes();
     await objects.patch("apps", "b", { spec: { managementPolicies: ["*"] } });
+    await refusedAndReleased("b", ids, account.token);
+    expect(changes()).toBe(before);
+  });
+
+  it("a copy whose berth.dev/claimant a person edited to its own name is AlreadyManaged: it can't take the original's claim time", async () => {
+    const account = await env.setUp();
+    await env.startOperator();
+    const ids = await managedApp();
+    const a = await objects.get("apps", "a");
+    const before = changes();
+    const annotations = {
+      ...a?.metadata.annotations,
+      "berth.dev/claimant": `${env.namespace}/b`,
+      "berth.dev/owned": undefined,
+    };
+    // The original's identity and claim time, the claimant edited; its own open calls left out.
+    await custom.createNamespacedCustomObject({
+      group: "berth.dev",
+      version: "v1alpha1",
+      plural: "apps",
+      namespace: env.namespace,
+      body: {
+        apiVersion: "berth.dev/v1alpha1",
+        kind: "App",
+        metadata: { name: "b", annotations: JSON.parse(JSON.stringify(annotations)) },
+        spec: { ...a?.spec, image: "nginx:1.28", stopped: true },
+      },
+    });
     await refusedAndReleased("b", ids, account.token);
     expect(changes()).toBe(before);
   });
