@@ -206,7 +206,11 @@ export async function startOperator(
       polls: { ...defaultSettings.polls, ...deps.settings?.polls },
       driftIntervalMs: config.driftInterval,
     },
-    claims: { namespaces: config.namespaces, waiters: new ClaimWaiters() },
+    claims: {
+      namespaces: config.namespaces,
+      waiters: new ClaimWaiters(),
+      locks: { kube, namespace: config.leaderElectionNamespace },
+    },
     spend,
     // The Namespaces' pause and defaults over the operator's flags (resource → namespace → flag).
     management: new NamespaceDefaults(informers.get(namespaceType), {

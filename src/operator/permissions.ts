@@ -90,7 +90,18 @@ export const permissions: readonly Permission[] = [
     resources: ["leases"],
     verbs: ["create"],
     scope: "operator-namespace",
-    why: "leader election: create the Lease on first start (create cannot be limited by name)",
+    why:
+      "leader election: create the Lease on first start; claims: create the Lease that decides which of two " +
+      "resources racing to claim one external object holds it (create cannot be limited by name)",
+  },
+  {
+    apiGroups: ["coordination.k8s.io"],
+    resources: ["leases"],
+    verbs: ["get", "update"],
+    scope: "operator-namespace",
+    why:
+      "claims: read a claim Lease (berth-claim-<hash of the external object>) and take it over, under the " +
+      "resourceVersion read, once its holder let the object go (the names are hashes, so not listable in advance)",
   },
   {
     apiGroups: [""],

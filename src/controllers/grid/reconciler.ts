@@ -17,8 +17,7 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
   return kindReconciler(deps, {
     type: gridType,
     schema: gridSchema,
-    observe: (grid, memory, hosting) =>
-      observeGrid({ ...deps, hosting }, grid, memory ?? newGridMemory(grid)),
+    observe: (grid, memory, hosting) => observeGrid({ ...deps, hosting }, grid, memory ?? newGridMemory()),
     ...gridPlans,
     perform: performGrid,
     learn: learnGrid,

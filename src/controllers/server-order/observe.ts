@@ -361,8 +361,8 @@ function attemptedInput(serverOrder: ServerOrder, knowledge: OrderKnowledge): Pr
     : undefined;
 }
 
-/** The order IDs a ServerOrder's status holds: its first order, then its growth and replacement orders. */
-function claimedOrderIds(status: unknown): string[] {
+/** The order IDs a ServerOrder's status holds: its first order, then its growth and replacement orders. Pure. */
+export function claimedOrderIds(status: unknown): string[] {
   const { orderId, growthOrders, replacements } = (status ?? {}) as {
     orderId?: unknown;
     growthOrders?: unknown;

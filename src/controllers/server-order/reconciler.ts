@@ -8,7 +8,7 @@ import { CatalogCache } from "./catalog.ts";
 import { serverOrderType } from "./kind.ts";
 import { learnOrder } from "./learn.ts";
 import { newOrderMemory, rememberOrder } from "./memory.ts";
-import { observeServerOrder } from "./observe.ts";
+import { claimedOrderIds, observeServerOrder } from "./observe.ts";
 import { serverOrderOutputs } from "./outputs.ts";
 import { doingForOrder, performServerOrder } from "./perform.ts";
 import { orderPlans } from "./plan.ts";
@@ -46,6 +46,7 @@ export function serverOrderReconciler(deps: ControllerDeps, { catalogs, polls }:
     observe: (serverOrder, memory, hosting) =>
       observeServerOrder({ ...deps, hosting }, serverOrder, memory ?? newOrderMemory(), { catalogs, polls }),
     ...orderPlans,
+    holds: claimedOrderIds,
     perform: (action, context) => performServerOrder(action, context, polls),
     learn: learnOrder,
     settle: settleOrderIntent,

@@ -48,6 +48,20 @@ describe("heldClaim", () => {
   });
 });
 
+describe("claim time", () => {
+  it("never dates before the resource holding it was created (a copy or a restore carried it in)", () => {
+    const original = resource("a/web", { at: "2026-01-01T00:00:05Z", created: "2026-01-01T00:00:00Z" });
+    // A copy made later whose claimant annotation a person edited to its own name, time kept.
+    const forged = resource("a/web-copy", { at: "2026-01-01T00:00:05Z", created: "2026-01-02T00:00:00Z" });
+    expect(heldClaim(forged, "a1")?.claimedAt).toBe(Date.parse("2026-01-02T00:00:00Z"));
+    expect(names(holderBefore(heldClaim(forged, "a1"), "a1", [original, forged]))).toBe("a/web");
+    expect(names(holderBefore(heldClaim(original, "a1"), "a1", [original, forged]))).toBe("none");
+    // The same with the original's UID sorting last: the tie is gone, not broken by UID.
+    const late = { ...original, metadata: { ...original.metadata, uid: "zzz" } };
+    expect(names(holderBefore(heldClaim(forged, "a1"), "a1", [late, forged]))).toBe("a/web");
+  });
+});
+
 describe("holderBefore", () => {
   const early = resource("a/web", { at: "2026-01-01T00:00:01Z" });
   const late = resource("b/web", { at: "2026-01-01T00:00:02Z" });

@@ -29,16 +29,23 @@ export function claimantName(metadata: Named): string {
   return `${metadata.namespace ?? ""}/${metadata.name ?? ""}`;
 }
 
-/** `object`'s claim made at `at` (RFC 3339); without a time, since the object's creation. */
+/**
+ * `object`'s claim made at `at` (RFC 3339), counted from no earlier than the object's creation: a
+ * claim time carried in from elsewhere (a copy whose claimant annotation was edited to its own
+ * name, a restore) never dates before the object that holds it existed, so it can't win a tie
+ * with the claim it was copied from, or displace one made while it was away. Without a time,
+ * since the object's creation.
+ */
 export function claimOf(object: KubeObject, at?: string | undefined): Claim {
   const { metadata } = object;
   const recorded = Date.parse(at ?? "");
   const created = Date.parse(metadata.creationTimestamp ?? "");
+  const known = [recorded, created].filter((t) => !Number.isNaN(t));
   return {
     namespace: metadata.namespace ?? "",
     name: metadata.name,
     uid: metadata.uid ?? "",
-    claimedAt: Number.isNaN(recorded) ? (Number.isNaN(created) ? 0 : created) : recorded,
+    claimedAt: known.length === 0 ? 0 : Math.max(...known),
   };
 }
 

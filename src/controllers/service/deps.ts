@@ -1,6 +1,7 @@
 import type { EventRecorder, KubeClient, ObjectCache, ResourceType } from "../../runtime/index.ts";
 import type { CostMetrics } from "../../telemetry/cost-metrics.ts";
 import type { Logger } from "../../telemetry/logger.ts";
+import type { ClaimLocks } from "./claim-lock.ts";
 import type { ClaimWaiters } from "./claims.ts";
 import { type CredentialSettings, type CredentialsResult, resolveCredentials } from "./credentials.ts";
 import type { HostingAccess } from "./hosting-access.ts";
@@ -68,8 +69,11 @@ export interface ControllerDeps {
   /** The Secrets berth's resources read, and who reads each (see `SecretUsers`). */
   secrets: SecretUsers;
   settings: ControllerSettings;
-  /** Where claimants of one external object are looked for, and who waits for an object to be free. */
-  claims: { namespaces: readonly string[]; waiters: ClaimWaiters };
+  /**
+   * Where claimants of one external object are looked for, who waits for an object to be free, and
+   * where the claim Leases that decide racing claimants live (the operator's namespace).
+   */
+  claims: { namespaces: readonly string[]; waiters: ClaimWaiters; locks: ClaimLocks };
   /** Decides calls that add spend against the namespace's SpendLimits; none: nothing is checked. */
   spend?: SpendLedger | undefined;
   /** Namespace pauses and defaults (management and deletion policies), and the operator's. */

@@ -8,6 +8,18 @@ export interface NamespaceManagement {
   policies: readonly ManagementPolicy[] | undefined;
   /** Default deletion policy for resources that set none (Namespace annotation, then operator flag). */
   deletionPolicy: "Delete" | "Orphan" | undefined;
+  /**
+   * An annotation whose value berth can't read: changes are held as by a pause (failing closed: it
+   * may have meant a pause, Observe or Orphan), and every resource there says which and what it takes.
+   */
+  unreadable?: UnreadableAnnotation | undefined;
+}
+
+/** A Namespace annotation berth can't read: its name, its value, and the values it takes. */
+export interface UnreadableAnnotation {
+  annotation: string;
+  value: string;
+  accepts: string;
 }
 
 /** Where the skeleton learns a Namespace's pause and defaults. */

@@ -55,13 +55,14 @@ export function createResourceMetrics(registry: Registry): ResourceMetrics {
   });
   const paused: Gauge<"kind"> = new Gauge({
     name: "berth_resources_paused",
-    help: "berth resources whose changes a pause holds (Ready=False Paused: the Namespace's berth.dev/paused annotation or the operator's --paused flag)",
+    help: "berth resources whose changes a pause holds (Ready=False Paused: the Namespace's berth.dev/paused annotation or the operator's --paused flag; NamespaceAnnotationInvalid: a Namespace annotation berth can't read holds them as a pause)",
     labelNames: ["kind"],
     registers: [registry],
     collect() {
       paused.reset();
       for (const [kind, list] of tracked) {
-        const count = list().filter((object) => readyReason(object) === Reason.Paused).length;
+        const held = new Set<string>([Reason.Paused, Reason.NamespaceAnnotationInvalid]);
+        const count = list().filter((object) => held.has(readyReason(object) ?? "")).length;
         paused.set({ kind }, count);
       }
     },

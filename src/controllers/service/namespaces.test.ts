@@ -9,8 +9,37 @@ describe("namespaceManagement: the Namespace's annotations over the operator's f
     [{ "berth.dev/paused": "true" }, operator, { paused: "namespace" }],
     [{ "berth.dev/paused": "false" }, { ...operator, paused: true }, { paused: "operator" }],
     [{ "berth.dev/management-policies": "Observe" }, operator, { policies: ["Observe"] }],
-    // Not a supported combination: ignored, the operator's default applies.
-    [{ "berth.dev/management-policies": "Create" }, { ...operator, policies: ["*"] }, { policies: ["*"] }],
+    // Not a supported combination: unreadable (fails closed), the operator's default applies meanwhile.
+    [
+      { "berth.dev/management-policies": "Create" },
+      { ...operator, policies: ["*"] },
+      { policies: ["*"], unreadable: { annotation: "berth.dev/management-policies", value: "Create" } },
+    ],
+    [{ "berth.dev/paused": " True " }, operator, { paused: "namespace" }],
+    [
+      { "berth.dev/paused": "yes" },
+      operator,
+      {
+        paused: undefined,
+        unreadable: { annotation: "berth.dev/paused", value: "yes", accepts: '"true" or "false"' },
+      },
+    ],
+    [
+      { "berth.dev/management-policies": "observe" },
+      operator,
+      { policies: undefined, unreadable: { annotation: "berth.dev/management-policies", value: "observe" } },
+    ],
+    [
+      { "berth.dev/deletion-policy": "orphan" },
+      { ...operator, deletionPolicy: "Delete" },
+      { deletionPolicy: "Delete", unreadable: { annotation: "berth.dev/deletion-policy", value: "orphan" } },
+    ],
+    // Several: the first is named.
+    [
+      { "berth.dev/deletion-policy": "orphan", "berth.dev/paused": "yes" },
+      operator,
+      { unreadable: { annotation: "berth.dev/paused" } },
+    ],
     [
       { "berth.dev/deletion-policy": "Orphan" },
       { ...operator, deletionPolicy: "Delete" },

@@ -18,6 +18,11 @@ export const Reason = {
    * (the message says until when) before calling again; a change of it or its Secret ends the wait.
    */
   BudgetCapped: "BudgetCapped",
+  /**
+   * Ready False: an annotation of the resource's Namespace (berth.dev/paused, -management-policies,
+   * -deletion-policy) has a value berth can't read: every change there is held as by a pause.
+   */
+  NamespaceAnnotationInvalid: "NamespaceAnnotationInvalid",
   /** The account is frozen: the service refuses every change. */
   AccountFrozen: "AccountFrozen",
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../runtime/index.ts";
-import { alreadyManaged, identityMetadata, namedId } from "./claim.ts";
+import { alreadyManaged, coveredBy, identityMetadata, namedId } from "./claim.ts";
 import type { Resource } from "./kind.ts";
 
 const apps = { group: "berth.dev", version: "v1alpha1", plural: "apps", kind: "App" };
@@ -45,7 +45,7 @@ describe("identityMetadata", () => {
     expect(at(made)).toBe(now.toISOString());
   });
 
-  it("keeps the time of a claim already recorded, and dates one held before claims from creation", () => {
+  it("keeps the time of a claim already recorded; an ID in status without a claim is claimed now", () => {
     const recorded = object({
       "berth.dev/external-id": "x",
       "berth.dev/claimant": "a/web",
@@ -65,7 +65,7 @@ describe("identityMetadata", () => {
     const status = { appId: "x" };
     expect(
       at(identityMetadata({ type: apps, externalId: "appId" }, legacy, { before: status, now: status }, now)),
-    ).toBe("2026-01-01T00:00:00Z");
+    ).toBe(now.toISOString());
   });
 
   it("claims nothing before status knows the ID, but keeps what it owns", () => {
@@ -90,8 +90,72 @@ describe("alreadyManaged", () => {
     expect(message).toContain("remove the annotations berth.dev/external-id and berth.dev/claimant");
     expect(message).toContain("set deletionPolicy: Orphan on App a/web and delete it");
   });
+  it("tells one entering a managing policy over what another manages to go on observing", () => {
+    const message = alreadyManaged(apps, "appId", { held: false, holder, id: "x", named: "status" });
+    expect(message).toContain("set managementPolicies: [Observe]");
+  });
   it("asks an adopter by spec to change its spec", () => {
     const message = alreadyManaged(apps, "appId", { held: false, holder, id: "x", named: "spec" });
     expect(message).toContain("To manage another app, change spec.appId");
   });
+});
+
+describe("coveredBy: an ID another resource holds beyond its own", () => {
+  const orders = { group: "berth.dev", version: "v1alpha1", plural: "serverorders", kind: "ServerOrder" };
+  const holds = (status: unknown) =>
+    ((status as { growthOrders?: { id: string }[] } | undefined)?.growthOrders ?? []).map((g) => g.id);
+  const holder = (status: Record<string, unknown>, annotations: Record<string, string> = {}): KubeObject => ({
+    metadata: {
+      namespace: "a",
+      name: "batch",
+      uid: "u-batch",
+      creationTimestamp: "2026-01-01T00:00:00Z",
+      annotations: {
+        "berth.dev/external-id": "o1",
+        "berth.dev/claimant": "a/batch",
+        "berth.dev/claimed-at": "2026-01-01T00:00:01Z",
+        ...annotations,
+      },
+    },
+    status,
+  });
+  const adopter = (spec: Record<string, unknown>) => ({
+    deps: undefined as never,
+    type: orders,
+    field: "orderId",
+    object: { metadata: { namespace: "b", name: "adopter", uid: "u-adopter" } },
+    resource: { metadata: {}, spec },
+    holds,
+  });
+  const grown = holder({ orderId: "o1", growthOrders: [{ id: "g1" }] });
+  const cases = [
+    {
+      name: "a growth order in the holder's status",
+      target: adopter({ orderId: "g1" }),
+      others: [grown],
+      holder: "a/batch",
+    },
+    {
+      name: "a growth order kept only in berth.dev/owned (restored without status)",
+      target: adopter({ orderId: "g1" }),
+      others: [
+        holder({}, { "berth.dev/owned": JSON.stringify({ of: "a/batch", growthOrders: [{ id: "g1" }] }) }),
+      ],
+      holder: "a/batch",
+    },
+    { name: "an order no one holds", target: adopter({ orderId: "g2" }), others: [grown], holder: "none" },
+    { name: "not an adopter by spec ID", target: adopter({}), others: [grown], holder: "none" },
+    {
+      name: "a holder whose own claim is a copy's (not its own)",
+      target: adopter({ orderId: "g1" }),
+      others: [holder({ growthOrders: [{ id: "g1" }] }, { "berth.dev/claimant": "a/original" })],
+      holder: "none",
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const claim = coveredBy(c.target, String(c.target.resource.spec.orderId ?? "g1"), c.others);
+      expect(claim === undefined ? "none" : `${claim.namespace}/${claim.name}`).toBe(c.holder);
+    });
+  }
 });

@@ -1,17 +1,23 @@
-import { annotations, labels } from "../../api/meta.ts";
+import { annotations, finalizer, labels } from "../../api/meta.ts";
 import {
+  asKubeObject,
+  isKubeError,
+  type KubeClient,
   type KubeObject,
   listLabelled,
   objectKey,
+  objectPath,
+  parseKey,
   patchMetadata,
   type ResourceType,
   type Source,
   updatesWhen,
 } from "../../runtime/index.ts";
+import { freeClaimLock, type LeaseHolderState, takeClaimLock } from "../service/claim-lock.ts";
 import {
   type Claim,
+  claimantName,
   claimMetadata,
-  claimOf,
   claimValue,
   heldClaim,
   holderBefore,
@@ -19,7 +25,7 @@ import {
 import type { ControllerDeps } from "../service/deps.ts";
 import type { Watch } from "./controller.ts";
 import type { Resource } from "./kind.ts";
-import { type OwnedField, ownedValue } from "./owned.ts";
+import { type OwnedField, ownedValue, withRestoredIdentity } from "./owned.ts";
 
 /** Where the external ID a resource names comes from. */
 export type Named = "status" | "annotation" | "spec";
@@ -39,62 +45,128 @@ export function namedId(resource: Resource, field: string): { id: string; named:
   return typeof fromSpec === "string" ? { id: fromSpec, named: "spec" } : undefined;
 }
 
+/** What the claim check reads and writes with: the apiserver, this shard's cache, the clock, the claim Leases. */
+export interface ClaimDeps {
+  kube: KubeClient;
+  now(): number;
+  informer(type: ResourceType): { list(): KubeObject[] };
+  claims: ControllerDeps["claims"];
+}
+
 interface ClaimTarget {
-  deps: ControllerDeps;
+  deps: ClaimDeps;
   type: ResourceType;
   /** The status field of the external ID; a kind without one claims nothing. */
   field: string | undefined;
   object: KubeObject;
   resource: Resource;
+  /** The IDs a resource holds beyond its own (see `Kind.holds`). */
+  holds?: ((status: unknown) => string[]) | undefined;
 }
 
 /**
- * One external object, one managing resource. A resource that names an object it has not claimed
- * (a copied identity annotation, an adoption by spec ID, a restore from before claims) claims it
- * only when no other resource holds it: checked in the cache, then recorded on the resource and
- * checked again at the apiserver across every watched namespace and shard, so of two claims made
- * at once the earlier holds. A resource going away checks again before it destroys anything.
+ * One external object, one managing resource, decided from claims alone: an ID in status is never
+ * a claim (an [Observe] resource read it, a person wrote it, or the claim was given up since). A
+ * resource holds the object only while its own metadata records the claim and no earlier holder is
+ * in sight. Without a claim, naming the object (a spec ID, a copied or restored annotation, status
+ * kept from [Observe] on entering a managing policy) is an adoption: refused when another resource
+ * holds it (in the cache, then the claim Lease, see `claim-lock.ts`), otherwise claimed: the Lease
+ * taken (one claimant of several racing), the claim recorded on the resource, and checked again at
+ * the apiserver across every watched namespace and shard for a holder the Lease never saw (one
+ * claimed before Leases, a restore).
  */
 export async function checkClaim(target: ClaimTarget): Promise<ClaimCheck> {
   const { deps, type, field, object, resource } = target;
   const named = field === undefined ? undefined : namedId(resource, field);
   if (named === undefined) return { held: true, object };
   const { id } = named;
-  // A resource whose own status holds the ID made or adopted it (before claims: since its creation).
-  const mine = heldClaim(object, id) ?? (named.named === "status" ? claimOf(object) : undefined);
   const refused = (holder: Claim): ClaimCheck => ({ held: false, holder, id, named: named.named });
-  if (mine !== undefined) {
-    const holder = goingAway(resource) ? holderBefore(mine, id, cachedClaimants(deps, type, id)) : undefined;
-    return holder === undefined ? { held: true, object } : refused(holder);
-  }
-  const cached = holderBefore(undefined, id, cachedClaimants(deps, type, id));
+  const mine = heldClaim(object, id);
+  const cached =
+    holderBefore(mine, id, cachedClaimants(deps, type, id)) ??
+    coveredBy(target, id, deps.informer(type).list());
   if (cached !== undefined) return refused(cached);
-  if (resource.metadata.deletionTimestamp !== undefined) return { held: true, object };
-  const at = new Date(deps.now()).toISOString();
+  if (mine !== undefined) return { held: true, object };
+  // Going away with nothing to call (no finalizer of berth's, or Orphan): no claim is needed.
+  if (resource.metadata.deletionTimestamp !== undefined && !destroys(resource)) return { held: true, object };
+  const me = claimantName(object.metadata);
+  const value = claimValue(type, id);
+  const now = deps.now();
+  const lock = await takeClaimLock(deps.claims.locks, value, me, now, (holder) =>
+    recordedClaim(deps, type, holder, id),
+  );
+  if (!lock.taken) return refused(lock.holder);
+  const at = new Date(now).toISOString();
   const claimed =
     (await patchMetadata(deps.kube, type, object, claimMetadata(type, object.metadata, id, at))) ?? object;
-  const claimants = await listLabelled(
-    deps.kube,
-    type,
-    `${labels.claim}=${claimValue(type, id)}`,
-    deps.claims.namespaces,
-  );
-  const holder = holderBefore(heldClaim(claimed, id), id, claimants);
+  const claimants = await listLabelled(deps.kube, type, `${labels.claim}=${value}`, deps.claims.namespaces);
+  const holder =
+    holderBefore(heldClaim(claimed, id), id, claimants) ??
+    (adopts(target)
+      ? coveredBy(target, id, await listLabelled(deps.kube, type, "", deps.claims.namespaces))
+      : undefined);
   if (holder === undefined) return { held: true, object: claimed };
-  // Another claim made at the same time came first: this one is taken back.
+  // An earlier holder the Lease never saw: this claim is taken back.
   await patchMetadata(deps.kube, type, claimed, {
     labels: { [labels.claim]: null },
     annotations: { [annotations.claimant]: null, [annotations.claimedAt]: null },
   });
+  await freeClaimLock(deps.claims.locks, value, me, deps.now());
   return refused(holder);
 }
 
-/** About to destroy what it manages: deleted, with berth's finalizer, not Orphan. */
-function goingAway(resource: Resource): boolean {
-  return resource.metadata.deletionTimestamp !== undefined && resource.spec.deletionPolicy !== "Orphan";
+/** The resource names its object by its spec ID (an adoption), the only way to name one another holds beyond its own. */
+function adopts(target: ClaimTarget): boolean {
+  const { field, resource } = target;
+  return field !== undefined && typeof (resource.spec as Record<string, unknown>)[field] === "string";
 }
 
-function cachedClaimants(deps: ControllerDeps, type: ResourceType, id: string): KubeObject[] {
+/**
+ * The claim of another resource whose status (or, after a restore, its berth.dev/owned
+ * annotation) holds `id` beyond its own object: a ServerOrder's growth or replacement order is
+ * covered by the claim on its first order. Only an adopter by spec ID is checked. Pure.
+ */
+export function coveredBy(target: ClaimTarget, id: string, others: readonly KubeObject[]): Claim | undefined {
+  const { holds, field, object } = target;
+  if (holds === undefined || field === undefined || !adopts(target)) return undefined;
+  for (const other of others) {
+    if (other.metadata.uid === object.metadata.uid) continue;
+    const own = other.metadata.annotations?.[annotations.externalId];
+    const claim = own === undefined ? undefined : heldClaim(other, own);
+    if (claim === undefined || own === id) continue;
+    const kept = withRestoredIdentity(
+      { metadata: other.metadata, spec: {}, status: undefined },
+      field,
+    ).status;
+    if ([...holds(other.status), ...holds(kept)].includes(id)) return claim;
+  }
+  return undefined;
+}
+
+/** Whether `holder` (namespace/name) is there, and the claim it records on `id`, read from the apiserver. */
+async function recordedClaim(
+  deps: ClaimDeps,
+  type: ResourceType,
+  holder: string,
+  id: string,
+): Promise<LeaseHolderState> {
+  try {
+    const object = asKubeObject(await deps.kube.call("GET", objectPath(type, parseKey(holder))));
+    return { gone: false, claim: heldClaim(object, id) };
+  } catch (error) {
+    if (isKubeError(error, "not_found")) return { gone: true };
+    throw error;
+  }
+}
+
+/** A deletion that calls the service: berth's finalizer is on, and not Orphan (or no Delete, see `withAllowance`). */
+function destroys(resource: Resource): boolean {
+  return (
+    (resource.metadata.finalizers ?? []).includes(finalizer) && resource.spec.deletionPolicy !== "Orphan"
+  );
+}
+
+function cachedClaimants(deps: ClaimDeps, type: ResourceType, id: string): KubeObject[] {
   const value = claimValue(type, id);
   return deps
     .informer(type)
@@ -104,8 +176,8 @@ function cachedClaimants(deps: ControllerDeps, type: ResourceType, id: string): 
 
 /**
  * The labels and annotations that keep what the resource owns (always) and its claim, external
- * ID and owner once status knows the ID (see `withRestoredIdentity`): a claim already recorded for the ID keeps its time; one the
- * resource held before claims were recorded dates from its creation; a new one from `now`.
+ * ID and owner once status knows the ID (see `withRestoredIdentity`): a claim already recorded for
+ * the ID keeps its time; a new one (the object this reconcile made) dates from `now`.
  */
 export function identityMetadata(
   kind: { type: ResourceType; externalId?: string | undefined; owns?: readonly OwnedField[] | undefined },
@@ -119,13 +191,7 @@ export function identityMetadata(
   const id = field === undefined ? undefined : known[field];
   if (field === undefined || typeof id !== "string") return { labels: {}, annotations: owned };
   const kept = object.metadata.annotations ?? {};
-  const before = (status.before as Record<string, unknown> | undefined)?.[field];
-  const at =
-    heldClaim(object, id) !== undefined
-      ? kept[annotations.claimedAt]
-      : before === id
-        ? object.metadata.creationTimestamp
-        : undefined;
+  const at = heldClaim(object, id) !== undefined ? kept[annotations.claimedAt] : undefined;
   const claim = claimMetadata(type, object.metadata, id, at ?? now.toISOString());
   return {
     labels: claim.labels,
@@ -166,10 +232,11 @@ export function alreadyManaged(
   const kind = type.kind ?? type.plural;
   const what = field.replace(/Id$/, "");
   const holder = `${kind} ${refused.holder.namespace}/${refused.holder.name}`;
-  const remedy =
-    refused.named === "spec"
-      ? `to manage another ${what}, change spec.${field}`
-      : `to create a ${what} of its own, remove the annotations ${annotations.externalId} and ${annotations.claimant} (they were copied from the holder)`;
+  const remedy = {
+    spec: `to manage another ${what}, change spec.${field}`,
+    status: `its status.${field} names it (it was observed, or written there) but holds no claim: to only watch it, set managementPolicies: [Observe]`,
+    annotation: `to create a ${what} of its own, remove the annotations ${annotations.externalId} and ${annotations.claimant} (they were copied from the holder)`,
+  }[refused.named];
   return (
     `${holder} already manages ${what} ${refused.id}; this ${kind} changes nothing and is released without calls when deleted. ` +
     `${remedy[0]?.toUpperCase()}${remedy.slice(1)}; or hand it over: set deletionPolicy: Orphan on ${holder} and delete it, and this one takes it over`

@@ -47,9 +47,9 @@ export function pendingIntent(status: { intents?: Intent[] | undefined } | undef
 }
 
 /**
- * A create may have made the object unheard: its intent is Pending, or this process saw it fail
- * uncertainly, or met the object with berth's finalizer (see `newReadMemory`). Then the object is
- * looked up by name before anything is created.
+ * A create may have made the object unheard: its intent is Pending (recorded before it was sent),
+ * or this process saw it fail uncertainly. Then the object is looked up by name before anything is
+ * created; never otherwise (a same-named object a person made is not this resource's).
  */
 export function mayHaveCreated(
   status: { intents?: Intent[] | undefined } | undefined,

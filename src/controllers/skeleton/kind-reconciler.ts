@@ -73,6 +73,7 @@ export function kindReconciler<
       field: kind.externalId,
       object: fresh,
       resource: withAllowance(parsed.data, allowance),
+      holds: kind.holds,
     };
     // An Observe-only resource may look at what another resource manages: it never claims it.
     const observer = observeOnly(allowance.policies);

@@ -175,6 +175,12 @@ export interface Kind<
    * berth.dev/owned annotation so a restore without status rebuilds them (see `owned.ts`).
    */
   owns?: readonly OwnedField[];
+  /**
+   * The external IDs a resource's status holds beyond its own (a ServerOrder's growth and
+   * replacement orders): its claim covers them, so another resource naming one by its spec ID is
+   * refused (see `claim.ts`). Pure.
+   */
+  holds?(status: unknown): string[];
   /** What the output ConfigMap (spec.outputs) holds for this status: only keys whose values are known. Pure. */
   outputs(resource: R, status: P["status"]): Record<string, string>;
   /**

@@ -1,5 +1,3 @@
-import { finalizer } from "../../api/meta.ts";
-
 /** What a controller remembers of one external object's reads (the object itself aside). */
 export interface ReadMemory {
   /** The service answered 404 for the recorded object. */
@@ -35,24 +33,19 @@ export function readMemoryOf(knowledge: ReadMemory): ReadMemory {
   return { gone, driftDueAt, readGeneration, servedRequest, uncertainCreate, refusedCreates };
 }
 
-/** The parts of a resource met for the first time that memory starts from. */
-export interface Met {
-  metadata: { finalizers?: string[] | undefined };
-}
-
 /**
- * The memory of a resource this process meets for the first time. One that carries berth's
- * finalizer may have had a create sent whose answer no one heard (by a process before a restore
- * without status, or before an upgrade): it is looked up once before anything is created. Once met,
- * the intent protocol says what is in flight, so a create the budget deferred costs no lookup.
+ * The memory of a resource this process meets for the first time. Nothing is inferred from what
+ * the object carries (berth's finalizer says nothing about a create: it may have gone on while
+ * every create was held): a create whose answer no one heard is known by its Pending intent,
+ * which status and the berth.dev/owned annotation keep across restarts and restores.
  */
-export function newReadMemory(met?: Met): ReadMemory {
+export function newReadMemory(): ReadMemory {
   return {
     gone: false,
     driftDueAt: undefined,
     readGeneration: undefined,
     servedRequest: undefined,
-    uncertainCreate: (met?.metadata.finalizers ?? []).includes(finalizer),
+    uncertainCreate: false,
     refusedCreates: 0,
   };
 }

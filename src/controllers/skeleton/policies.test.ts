@@ -86,6 +86,62 @@ describe("gatePlan: which actions a policy or a pause lets through", () => {
     expect(gate(allowance(["Observe"])).plan.addsFinalizer).toBe(false);
     expect(gate(allowance(["*"])).plan.addsFinalizer).toBe(true);
   });
+
+  it.each([
+    ["a pause", allowance(["*"], "namespace"), [{ type: "make" }], false],
+    ["policies without Create", allowance(["Observe", "Update", "Delete"]), [{ type: "make" }], false],
+    [
+      "a pause, with an edit only (the object is known)",
+      allowance(["*"], "namespace"),
+      [{ type: "patch" }],
+      true,
+    ],
+    [
+      "policies without Create, with a note let through",
+      allowance(["Observe", "Update"]),
+      [{ type: "make" }, { type: "note" }],
+      false,
+    ],
+    ["policies without Update, a create let through", allowance(["Observe", "Create"]), actions, true],
+  ] as const)("the finalizer waits for a call that may act: %s → %s", (_, a, planned, finalizer) => {
+    const plan = { actions: [...planned] as ToyAction[], status: {}, stalled: false, addsFinalizer: true };
+    const context = { generation: 1, now: new Date(0), deleting: false };
+    expect(gatePlan(plan, judging, a, context).plan.addsFinalizer).toBe(finalizer);
+  });
+});
+
+describe("gatePlan: a Namespace annotation berth can't read holds as a pause", () => {
+  const unreadable = {
+    ...allowance(["*"]),
+    unreadable: { annotation: "berth.dev/paused", value: "yes", accepts: '"true" or "false"' },
+  };
+  it("holds every change, names the annotation and what it takes, and adds no finalizer for a create", () => {
+    const { plan, change } = gate(unreadable);
+    expect(plan.actions.map((a) => a.type)).toEqual(["note"]);
+    expect(plan.addsFinalizer).toBe(false);
+    expect(change?.set[0]).toMatchObject({
+      type: "Ready",
+      status: "False",
+      reason: "NamespaceAnnotationInvalid",
+    });
+    expect(change?.set[0]?.message).toContain(
+      'berth.dev/paused: "yes" can\'t be read (it takes "true" or "false")',
+    );
+  });
+  it("with nothing to hold, Ready is False and says so", () => {
+    const plan = { actions: [] as ToyAction[], status: {}, stalled: false };
+    const { change } = gatePlan(plan, judging, unreadable, {
+      generation: 1,
+      now: new Date(0),
+      deleting: false,
+    });
+    expect(change?.set[0]).toMatchObject({ status: "False", reason: "NamespaceAnnotationInvalid" });
+  });
+  it("a deletion waits (it might have meant Orphan)", () => {
+    const { plan } = gate(unreadable, true);
+    expect(plan.actions.map((a) => a.type)).toEqual(["note"]);
+    expect(plan.release).toBeUndefined();
+  });
 });
 
 describe("allowanceOf: resource → namespace → operator", () => {

@@ -12,7 +12,7 @@ import {
   policiesAllow,
 } from "../../api/policies.ts";
 import type { Doing } from "../service/failure.ts";
-import type { NamespaceManagement } from "../service/management.ts";
+import type { NamespaceManagement, UnreadableAnnotation } from "../service/management.ts";
 import { Reason } from "../service/reasons.ts";
 import type { Action, ActionChange, BasePlan } from "./kind.ts";
 
@@ -30,6 +30,8 @@ export interface Allowance {
   policies: readonly ManagementPolicy[];
   deletionPolicy: "Delete" | "Orphan";
   paused: PausedBy | undefined;
+  /** A Namespace annotation berth can't read: it holds changes as a pause does (fails closed). */
+  unreadable?: UnreadableAnnotation | undefined;
 }
 
 /** Full management, not paused: today's behaviour. */
@@ -57,6 +59,7 @@ export function allowanceOf(
     policies: resource.spec.managementPolicies ?? defaults.policies ?? allPolicies,
     deletionPolicy: own === "Orphan" || own === "Delete" ? own : (defaults.deletionPolicy ?? "Delete"),
     paused: defaults.paused,
+    ...(defaults.unreadable === undefined ? {} : { unreadable: defaults.unreadable }),
   };
 }
 
@@ -76,7 +79,7 @@ export function withAllowance<R extends { spec: object }>(resource: R, allowance
 /** Whether an action of this change may be called now. */
 export function allows(allowance: Allowance, change: ActionChange): boolean {
   if (change === "none") return true;
-  return allowance.paused === undefined && policiesAllow(allowance.policies, change);
+  return holding(allowance) === undefined && policiesAllow(allowance.policies, change);
 }
 
 /**
@@ -143,12 +146,15 @@ export function gatePlan<A extends Action, P extends BasePlan<A> & { addsFinaliz
 ): { plan: P; held: HeldAction[]; change: ConditionChange | undefined } {
   const admitted: A[] = [];
   const held: HeldAction[] = [];
+  let changing = false;
   for (const action of plan.actions) {
     const own = changeOf(judging.changes, action);
     // Going away, every change is part of the deletion (an App is stopped before it is deleted).
     const change = context.deleting && own !== "none" ? "delete" : own;
-    if (allows(allowance, change)) admitted.push(action);
-    else if (change !== "none") {
+    if (allows(allowance, change)) {
+      admitted.push(action);
+      changing ||= change !== "none";
+    } else if (change !== "none") {
       const fields = (action as { fields?: unknown }).fields;
       held.push({
         type: action.type,
@@ -158,13 +164,16 @@ export function gatePlan<A extends Action, P extends BasePlan<A> & { addsFinaliz
       });
     }
   }
-  const finalizer = plan.addsFinalizer === true && !observeOnly(allowance.policies);
+  // The finalizer only once a call may act: none while every create is held (nothing was made).
+  const createHeld = !changing && held.some((h) => h.change === "create");
+  const finalizer = plan.addsFinalizer === true && !observeOnly(allowance.policies) && !createHeld;
+  const hold = holding(allowance);
   if (held.length === 0) {
     const same = finalizer === (plan.addsFinalizer === true);
     const kept = same ? plan : { ...plan, addsFinalizer: false };
-    if (allowance.paused === undefined) return { plan: kept, held, change: undefined };
-    // Paused with nothing to hold now: Ready keeps its status, and its reason says the pause.
-    const change = pausedIdle(plan.status.conditions, allowance.paused, context.generation);
+    if (hold === undefined) return { plan: kept, held, change: undefined };
+    // Held with nothing to hold now: the reason says the hold (a pause keeps Ready's status).
+    const change = idleHold(plan.status.conditions, hold, context.generation);
     const status = {
       ...plan.status,
       conditions: applyConditionChange(plan.status.conditions, change, context.now),
@@ -188,26 +197,47 @@ function pausedBy(by: PausedBy): string {
   return by === "namespace" ? "the Namespace's berth.dev/paused annotation" : "the operator's --paused flag";
 }
 
-function pausedIdle(
+/** What holds every change of a resource, whatever its policies: a pause, or an annotation berth can't read. */
+type Hold = { paused: PausedBy } | { unreadable: UnreadableAnnotation };
+
+function holding(allowance: Allowance): Hold | undefined {
+  if (allowance.unreadable !== undefined) return { unreadable: allowance.unreadable };
+  return allowance.paused === undefined ? undefined : { paused: allowance.paused };
+}
+
+/** The reason and the words for a hold; `held`: what it held back now. */
+function describeHold(hold: Hold, held: string | undefined): { reason: string; message: string } {
+  if ("paused" in hold)
+    return {
+      reason: Reason.Paused,
+      message:
+        held === undefined
+          ? `paused (${pausedBy(hold.paused)}): any change would be held`
+          : `paused (${pausedBy(hold.paused)}): held back ${held}; reads and status go on, and it resumes once the pause is lifted`,
+    };
+  const { annotation, value, accepts } = hold.unreadable;
+  return {
+    reason: Reason.NamespaceAnnotationInvalid,
+    message:
+      `the Namespace's annotation ${annotation}: ${JSON.stringify(value)} can't be read (it takes ${accepts}), ` +
+      `so every change here is held as by a pause${held === undefined ? "" : ` (held back ${held})`}; ` +
+      "reads and status go on. Fix or remove the annotation",
+  };
+}
+
+function idleHold(
   conditions: readonly Condition[] | undefined,
-  by: PausedBy,
+  hold: Hold,
   generation: number,
 ): ConditionChange {
   const ready = conditions?.find((c) => c.type === ConditionType.Ready);
+  const { reason, message: words } = describeHold(hold, undefined);
+  // A pause keeps Ready's status and adds what it said; an unreadable annotation is not Ready.
   const message =
-    ready?.reason === Reason.Paused
-      ? ready.message
-      : `paused (${pausedBy(by)}): any change would be held${ready === undefined ? "" : `; ${ready.message}`}`;
+    ready?.reason === reason ? ready.message : `${words}${ready === undefined ? "" : `; ${ready.message}`}`;
+  const status = "paused" in hold ? (ready?.status ?? "Unknown") : "False";
   return {
-    set: [
-      {
-        type: ConditionType.Ready,
-        status: ready?.status ?? "Unknown",
-        reason: Reason.Paused,
-        message,
-        observedGeneration: generation,
-      },
-    ],
+    set: [{ type: ConditionType.Ready, status, reason, message, observedGeneration: generation }],
     remove: [],
   };
 }
@@ -223,15 +253,9 @@ export function heldChange(
   generation: number,
 ): ConditionChange {
   const what = held.map(describeHeld).join("; ");
+  const hold = holding(allowance);
   const { reason, message } =
-    allowance.paused !== undefined
-      ? {
-          reason: Reason.Paused,
-          message:
-            `paused (${pausedBy(allowance.paused)}): ` +
-            `held back ${what}; reads and status go on, and it resumes once the pause is lifted`,
-        }
-      : policyHeld(held, what, allowance.policies);
+    hold !== undefined ? describeHold(hold, what) : policyHeld(held, what, allowance.policies);
   return {
     set: [{ type: ConditionType.Ready, status: "False", reason, message, observedGeneration: generation }],
     remove: [ConditionType.Reconciling],

@@ -61,18 +61,24 @@ export async function performRound<R extends Resource, K extends BaseKnowledge, 
   plan: Decided<BasePlan<A>>,
 ): Promise<Stop | undefined> {
   const { writes } = start;
+  // The finalizer goes on just before the first call the SpendLimit admits (or at once when the
+  // plan has none): a create refused before it was sent leaves nothing to clean up.
+  let finalizerDue = plan.addsFinalizer === true;
+  const finalizerFirst = async () => {
+    if (!finalizerDue) return;
+    finalizerDue = false;
+    const written = await addFinalizer(writes, progress);
+    progress.object = written.object;
+    progress.resource = withIntents(written.resource, progress.intents);
+  };
   try {
-    if (plan.addsFinalizer === true) {
-      const written = await addFinalizer(writes, progress);
-      progress.object = written.object;
-      progress.resource = withIntents(written.resource, progress.intents);
-    }
     for (const action of plan.actions) {
       const gate = await gateSpend(kind, start, progress, action);
       if ("refused" in gate) {
         start.deps.recorder.record(start.object, "Warning", "SpendLimitExceeded", gate.refused, action.type);
         return { spendRefused: { message: gate.refused } };
       }
+      await finalizerFirst();
       const failure = await performAction(kind, start, progress, action, gate.room);
       if (failure !== undefined) return { failure };
       // Answered: the room stays on the resource too (the final status), until its cost shows;
@@ -80,6 +86,7 @@ export async function performRound<R extends Resource, K extends BaseKnowledge, 
       if (gate.spendRoom !== undefined)
         progress.resource = withRecorded(progress.resource, { spendRoom: gate.spendRoom });
     }
+    await finalizerFirst();
     if (plan.release === undefined) return undefined;
     await releaseFinalizer(writes, progress.object, plan.release);
     return { released: true };
