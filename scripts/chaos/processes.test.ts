@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,43 +11,56 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A stand-in operator: a node process that logs its pid and lives until killed. */
-function supervisor(): OperatorSupervisor {
+/** A stand-in operator: a node process that lives until killed, its argv carrying `marker`. */
+function supervisor(marker: string): OperatorSupervisor {
   const dir = mkdtempSync(path.join(tmpdir(), "berth-supervisor-"));
   dirs.push(dir);
-  const command = { args: ["-e", "console.log(process.pid); setInterval(() => {}, 1000)"], env: {} };
+  const command = { args: ["-e", "setInterval(() => {}, 1000)", marker], env: {} };
   return new OperatorSupervisor(command, dir, createLogger({ level: "silent" }));
 }
 
-/** The stand-ins still alive, by the pids they logged; each is killed. */
-async function survivors(logPath: string): Promise<number[]> {
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const pids = readFileSync(logPath, "utf8").split("\n").filter(Boolean).map(Number);
+/** The command line of a live process; undefined once no process has that pid. */
+function commandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The stand-ins still alive, each killed. A pid that outlived its stand-in may have been reused by
+ * another process: only one whose command line still carries this test's marker is a stand-in.
+ */
+function survivors(pids: number[], marker: string): number[] {
   return pids.filter((pid) => {
-    try {
-      process.kill(pid, "SIGKILL");
-      return true;
-    } catch {
-      return false;
-    }
+    if (commandLine(pid)?.includes(marker) !== true) return false;
+    process.kill(pid, "SIGKILL");
+    return true;
   });
 }
 
+const newMarker = () => `berth-supervisor-test-${randomBytes(6).toString("hex")}`;
+
 describe("the operator supervisor", () => {
   it("runs a scheduled kill and a control-plane restart's kill one after the other: each kills, one operator runs", async () => {
-    const operator = supervisor();
+    const marker = newMarker();
+    const operator = supervisor(marker);
     operator.start();
     try {
       expect(await Promise.all([operator.killAndRestart(), operator.killAndRestart()])).toEqual([true, true]);
       expect({ kills: operator.kills, starts: operator.starts }).toEqual({ kills: 2, starts: 3 });
+      expect(operator.pids).toHaveLength(3);
+      // The one running is found by its marker: the check below can see a survivor.
+      expect(commandLine(operator.pids[2] ?? 0)).toContain(marker);
     } finally {
       await operator.stop();
     }
-    expect(await survivors(operator.logPath)).toEqual([]);
+    expect(survivors(operator.pids, marker)).toEqual([]);
   });
 
   it("does not count a kill when no operator runs", async () => {
-    const operator = supervisor();
+    const operator = supervisor(newMarker());
     expect(await operator.kill()).toBe(false);
     expect(operator.kills).toBe(0);
   });

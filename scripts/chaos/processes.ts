@@ -70,6 +70,8 @@ export class OperatorSupervisor {
   #queue: Promise<void> = Promise.resolve();
   kills = 0;
   starts = 0;
+  /** The pid of every operator it started, in order (a test checks none outlives the run). */
+  readonly pids: number[] = [];
   /** Exits nobody asked for (a crash), with their exit code or signal. */
   readonly unexpectedExits: string[] = [];
 
@@ -88,6 +90,7 @@ export class OperatorSupervisor {
     });
     closeSync(log);
     this.starts++;
+    if (child.pid !== undefined) this.pids.push(child.pid);
     child.once("exit", (code, signal) => {
       if (this.#child !== child || this.#killing) return;
       this.unexpectedExits.push(signal ?? `exit ${code}`);

@@ -169,26 +169,40 @@ describe("Controller", () => {
     store.upsert(object("late", "1"));
     store.upsert(object("early", "1"));
     store.upsert(object("after", "1"));
+    store.upsert(object("sentinel", "1"));
     const runs: string[] = [];
-    const { controller: c } = controller(store, async ({ key, name }, { wrote }) => {
-      runs.push(key);
-      if (runs.filter((k) => k === key).length > 1) return Outcome.done();
-      const written = object(name, "2", { status: { ok: true } });
-      // The watch event and the write's answer race: "early" sees its event first.
-      if (name === "early") store.upsert(written);
-      wrote(written);
-      if (name === "late") store.upsert(written);
-      // …and "after" sees it once the reconcile is over.
-      if (name === "after") setTimeout(() => store.upsert(written), 10);
-      return Outcome.done();
-    });
+    const after = gate();
+    const { controller: c } = controller(
+      store,
+      async ({ key, name }, { wrote }) => {
+        runs.push(key);
+        if (runs.filter((k) => k === key).length > 1 || name === "sentinel") return Outcome.done();
+        const written = object(name, "2", { status: { ok: true } });
+        // The watch event and the write's answer race: "early" sees its event first.
+        if (name === "early") store.upsert(written);
+        wrote(written);
+        if (name === "late") store.upsert(written);
+        // …and "after" sees it once the reconcile is over.
+        if (name === "after")
+          setTimeout(() => {
+            store.upsert(written);
+            after.open();
+          }, 10);
+        return Outcome.done();
+      },
+      1,
+    );
     await c.start();
-    await until(() => runs.length === 3);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(runs.sort()).toEqual(["ns/after", "ns/early", "ns/late"]);
+    await until(() => runs.length === 4);
+    await after.opened;
+    // Someone else's write of the same shape, after every own write's event: one worker takes keys
+    // in order, so a key woken by its own event would run before the sentinel's second run.
+    store.upsert(object("sentinel", "2", { status: { ok: true } }));
+    await until(() => runs.filter((k) => k === "ns/sentinel").length === 2);
+    expect(runs.filter((k) => k !== "ns/sentinel").sort()).toEqual(["ns/after", "ns/early", "ns/late"]);
     // Someone else's change is news again.
     store.upsert(object("late", "3"));
-    await until(() => runs.length === 4);
+    await until(() => runs.filter((k) => k === "ns/late").length === 2);
     await c.stop();
   });
 

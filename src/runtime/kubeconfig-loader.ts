@@ -15,12 +15,14 @@ import { type LoadedKubeconfig, type LoadRequest, loadRequestSchema } from "./ku
 const serviceAccountToken = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
 async function load(request: LoadRequest): Promise<LoadedKubeconfig> {
-  const { KubeConfig } = await import("@kubernetes/client-node");
-  const config = new KubeConfig();
   const files = request.path !== undefined ? [request.path] : defaultFiles();
   // A kubeconfig's `token-file` client-node reads once (relative to the working directory, not to the
-  // file as kubectl does): made absolute here, and re-read by the operator as it rotates.
+  // file as kubectl does): made absolute here, and re-read by the operator as it rotates. Read before
+  // client-node is imported (a second of CPU), so a missing or broken file is told at once.
   const tokenFiles = new Map<string, string>();
+  const parsed = files.map((file) => withAbsoluteTokenFiles(file, tokenFiles));
+  const { KubeConfig } = await import("@kubernetes/client-node");
+  const config = new KubeConfig();
   if (request.inClusterPrefix !== undefined) config.loadFromCluster(request.inClusterPrefix);
   else if (files.length === 0 && !existsSync(serviceAccountToken)) {
     // client-node would fall back to http://localhost:8080 and fail later with a riddle.
@@ -30,7 +32,7 @@ async function load(request: LoadRequest): Promise<LoadedKubeconfig> {
   } else if (files.length === 0) config.loadFromDefault();
   files.forEach((file, i) => {
     const one = i === 0 ? config : new KubeConfig();
-    one.loadFromString(stringifyYaml(withAbsoluteTokenFiles(file, tokenFiles)));
+    one.loadFromString(stringifyYaml(parsed[i]));
     one.makePathsAbsolute(path.dirname(file));
     if (one !== config) config.mergeConfig(one);
   });

@@ -13,6 +13,8 @@ export interface KubeconfigOptions extends LoadRequest {
   /** Fewest milliseconds between two loads prompted by refusals, so an exec plugin is not hammered. */
   minReloadIntervalMs?: number;
   now?: () => number;
+  /** Loads the settings (default: client-node in a child process); a unit test answers in-process. */
+  loader?: (request: LoadRequest) => Promise<LoadedKubeconfig>;
 }
 
 const jwtClaimsSchema = z.looseObject({ exp: z.number().optional() });
@@ -34,6 +36,7 @@ export class KubeconfigSource implements ConnectionSource {
   readonly #tokenFileMaxAgeMs: number;
   readonly #minReloadIntervalMs: number;
   readonly #now: () => number;
+  readonly #loader: (request: LoadRequest) => Promise<LoadedKubeconfig>;
   #loaded: { settings: LoadedKubeconfig; at: number; refreshAt: number } | undefined;
   #loading: Promise<void> | undefined;
   #token: { value: string; readAt: number } | undefined;
@@ -41,11 +44,12 @@ export class KubeconfigSource implements ConnectionSource {
   #connection: Connection | undefined;
 
   constructor(options: KubeconfigOptions = {}) {
-    const { tokenFileMaxAgeMs, minReloadIntervalMs, now, ...request } = options;
+    const { tokenFileMaxAgeMs, minReloadIntervalMs, now, loader, ...request } = options;
     this.#request = request;
     this.#tokenFileMaxAgeMs = tokenFileMaxAgeMs ?? 60_000;
     this.#minReloadIntervalMs = minReloadIntervalMs ?? 5_000;
     this.#now = now ?? Date.now;
+    this.#loader = loader ?? runLoader;
   }
 
   /** Loads the kubeconfig once, so a broken one fails at start-up. */
@@ -99,7 +103,7 @@ export class KubeconfigSource implements ConnectionSource {
   }
 
   async #reload(): Promise<void> {
-    const settings = await runLoader(this.#request);
+    const settings = await this.#loader(this.#request);
     const at = this.#now();
     this.#loaded = { settings, at, refreshAt: refreshTime(settings, at) };
     this.#token = undefined;

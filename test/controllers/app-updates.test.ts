@@ -1,6 +1,14 @@
+import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { startRecordingProxy } from "./recording-proxy.ts";
-import { hasCondition, sleep, until, useOperatorEnvironment, withSamples } from "./support.ts";
+import {
+  hasCondition,
+  reconciledMore,
+  reconciles,
+  until,
+  useOperatorEnvironment,
+  withSamples,
+} from "./support.ts";
 
 describe("App updates", () => {
   const env = useOperatorEnvironment(withSamples);
@@ -82,7 +90,11 @@ describe("App updates", () => {
     expect(digest).toMatch(/^DB:[0-9a-f]{16}$/);
     await env.putSecret("db", { url: "postgres://two" });
     await env.waitFor("apps", "web", (a) => a?.status?.secretDigest !== digest);
-    await sleep(500);
+    // A later reconcile with the same value sends it no more (its echo is written after its calls).
+    await env.patch("apps", "web", {
+      metadata: { annotations: { "berth.dev/reconcile-requested-at": "after-rotation" } },
+    });
+    await env.waitFor("apps", "web", (a) => a?.status?.lastHandledReconcileAt === "after-rotation");
     expect(patches().map((p) => p.body)).toEqual([
       { config: { env: [{ name: "DB", value: "postgres://two", secret: true }] } },
     ]);
@@ -115,6 +127,8 @@ describe("App updates", () => {
 
 describe("App inputs that pass the CRD schema never wedge it", () => {
   const env = useOperatorEnvironment(withSamples);
+  /** Drift checks of the App so far: each reads the app. */
+  const appReads = () => env.requests("getApp").length;
 
   it("a displayName with a trailing newline (YAML block scalar) sends no PATCH loop", async () => {
     await env.setUp();
@@ -126,8 +140,9 @@ describe("App inputs that pass the CRD schema never wedge it", () => {
       image: "nginx:1.27",
     });
     await env.waitFor("apps", "web", hasCondition("Ready"));
-    // Drift checks every second for a few seconds: the service's trimmed name is no change.
-    await sleep(5000);
+    // Drift checks every second, four of them: the service's trimmed name is no change.
+    const checked = appReads();
+    await until(() => appReads() >= checked + 4, "four drift checks", 30_000);
     expect(env.requests("updateApp").length).toBeLessThanOrEqual(2);
     expect(env.requests("createApp").map((r) => r.status)).toEqual([201]);
   });
@@ -138,11 +153,12 @@ describe("App inputs that pass the CRD schema never wedge it", () => {
     await env.create("projects", "demo", {});
     await env.create("apps", "web", { projectRef: { name: "demo" }, image: "nginx:1.27" });
     await env.waitFor("apps", "web", hasCondition("Ready"));
-    await sleep(1500);
+    // Settled: two drift checks after Ready have come and gone.
+    const ready = appReads();
+    await until(() => appReads() >= ready + 2, "two drift checks", 30_000);
     const settled = (await env.get("apps", "web"))?.metadata.resourceVersion;
-    const reads = env.requests("getApp").length;
-    await sleep(4000);
-    expect(env.requests("getApp").length).toBeGreaterThan(reads);
+    const reads = appReads();
+    await until(() => appReads() >= reads + 3, "three more drift checks", 30_000);
     expect((await env.get("apps", "web"))?.metadata.resourceVersion).toBe(settled);
   });
 
@@ -190,14 +206,18 @@ describe("App drift and suspend", () => {
 
   it("suspended: the service is not called, yet deletion still stops and deletes", async () => {
     await env.setUp();
-    await env.startOperator();
+    const registry = new Registry();
+    await env.startOperator({ registry });
     await env.create("projects", "demo", {});
     await env.create("apps", "web", { projectRef: { name: "demo" }, image: "nginx:1.27" });
     await env.waitFor("apps", "web", hasCondition("Ready"));
     await env.patch("apps", "web", { spec: { suspend: true, stopped: true } });
     await env.waitFor("apps", "web", hasCondition("Ready", "False", "Suspended"));
     const calls = env.requests().length;
-    await sleep(600);
+    // A person's edit wakes a reconcile of the suspended App: it calls nothing.
+    const before = await reconciles(registry, "app");
+    await env.patch("apps", "web", { metadata: { labels: { touched: "yes" } } });
+    await reconciledMore(registry, "app", before);
     expect(env.requests().length).toBe(calls);
     await env.remove("apps", "web");
     await env.waitFor("apps", "web", (a) => a === undefined);

@@ -1,8 +1,9 @@
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { berthObjects, conditionOf, pending, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { hasCondition, sleep, until, useOperatorEnvironment } from "./support.ts";
+import { hasCondition, reconciledMore, reconciles, until, useOperatorEnvironment } from "./support.ts";
 
 /**
  * The day-2 paths when a call's answer is lost and a person then edits or deletes the resource:
@@ -47,14 +48,26 @@ describe("an App's move whose answer was lost", () => {
     await until(async () => (await appsIn("b")).length === 1, "the move to act");
   }
 
+  /** Reads of the app the service refused (the faults above): the operator still can't tell. */
+  const failedReads = () =>
+    env
+      .requests()
+      .filter((r) => r.status === 503 && (r.operation === "getApp" || r.operation === "getAppStatus")).length;
+
+  /** Waits until a read of the app failed after `edit`: the operator met the edit while it couldn't tell. */
+  async function editedWhileUnknown(edit: () => Promise<unknown>) {
+    const failed = failedReads();
+    await edit();
+    await until(() => failedReads() > failed, "a read of the app after the edit");
+  }
+
   it("then retargeted to a third project: settled in b first, moved on to c, one app", async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);
     await env.startOperator();
     const { appId, ids, appsIn } = await appIn(service);
     await loseMoveToB(appsIn, account.keyId);
-    await env.patch("apps", "web", { spec: { projectRef: { name: "c" } } });
-    await sleep(500);
+    await editedWhileUnknown(() => env.patch("apps", "web", { spec: { projectRef: { name: "c" } } }));
     env.sim.clearFaults();
     const moved = await env.waitFor(
       "apps",
@@ -75,8 +88,7 @@ describe("an App's move whose answer was lost", () => {
     await env.startOperator();
     const { appsIn } = await appIn(service);
     await loseMoveToB(appsIn, account.keyId);
-    await env.remove("apps", "web");
-    await sleep(500);
+    await editedWhileUnknown(() => env.remove("apps", "web"));
     env.sim.clearFaults();
     await env.waitFor("apps", "web", (a) => a === undefined, 30_000);
     expect([...(await appsIn("a")), ...(await appsIn("b")), ...(await appsIn("c"))]).toEqual([]);
@@ -114,16 +126,45 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
   const env = useOperatorEnvironment();
   const objects = berthObjects(kubeConfig(), () => env.namespace);
 
+  /** A reconcile asked for and echoed: its calls were made before the echo was written. */
+  async function reconciledAgain(token: string) {
+    const key = "berth.dev/reconcile-requested-at";
+    await objects.patch("serverorders", "batch", { metadata: { annotations: { [key]: token } } });
+    await objects.waitFor("serverorders", "batch", (o) => o?.status?.lastHandledReconcileAt === token);
+  }
+
+  /** Waits until an order lookup failed after `edit`: the operator met the edit while it couldn't tell. */
+  async function lookupFailedAfter(edit: () => Promise<unknown>) {
+    const failed = () => env.requests("listOrders").filter((r) => r.status === 503).length;
+    const before = failed();
+    await edit();
+    await until(() => failed() > before, "an order lookup after the edit");
+  }
+
+  /**
+   * Waits for `count` more reconciles of the stalled ServerOrder, the retries: they come paced
+   * (2 s apart here), never at once. How many there were by then.
+   */
+  async function stalledRetries(registry: Registry, count: number): Promise<number> {
+    const from = await reconciles(registry, "serverorder");
+    const stalledAt = Date.now();
+    await reconciledMore(registry, "serverorder", from, count);
+    // A lower bound only (a slow machine makes it longer): a hot retry would take milliseconds.
+    expect(Date.now() - stalledAt).toBeGreaterThanOrEqual(1500);
+    return (await reconciles(registry, "serverorder")) - from;
+  }
+
   async function readyOrder(spec: Record<string, unknown>, key: { balance?: number } = {}) {
     const account = await env.setUp(key);
     const service = serviceHttp(env.baseUrl, account.token);
-    await env.startOperator();
+    const registry = new Registry();
+    await env.startOperator({ registry });
     await objects.create("serverorders", "batch", { ...order, count: 1, ...approved, ...spec });
     await objects.waitFor("serverorders", "batch", withCondition("Ready"), 30_000);
     const live = async () =>
       (await service.items<ServiceServer>("/servers")).filter((s) => !leaving.has(s.state));
     const orders = async () => service.items<{ id: string; count?: number }>("/servers/orders");
-    return { account, service, live, orders };
+    return { account, service, live, orders, registry };
   }
 
   it("a replacement whose answer and idempotency record were lost is found, shown, and deprovisioned on deletion", async () => {
@@ -175,8 +216,9 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
     env.sim.injectFault({ operation: "listOrders", status: 503 });
     await objects.patch("serverorders", "batch", { spec: { count: 2 } });
     await objects.waitFor("serverorders", "batch", (o) => pending(o, "growServers") !== undefined, 30_000);
-    await objects.patch("serverorders", "batch", { spec: { gridIds: gridIds.slice(0, 1) } });
-    await sleep(500);
+    await lookupFailedAfter(() =>
+      objects.patch("serverorders", "batch", { spec: { gridIds: gridIds.slice(0, 1) } }),
+    );
     env.sim.clearFaults();
     const settled = await objects.waitFor(
       "serverorders",
@@ -196,18 +238,19 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
     await objects.patch("serverorders", "batch", { spec: { count: 3 } });
     await objects.waitFor("serverorders", "batch", (o) => pending(o, "growServers") !== undefined, 30_000);
     await objects.patch("serverorders", "batch", { spec: { approved: false } });
-    await sleep(500);
-    env.sim.clearFaults();
+    // Decided while every growth call would still fail: the lookup found nothing, approval is gone.
     const waiting = await objects.waitFor(
       "serverorders",
       "batch",
       (o) => conditionOf(o, "Ready")?.reason === "AwaitingApproval",
       30_000,
     );
+    env.sim.clearFaults();
     expect(waiting?.status?.intents).toEqual([
       expect.objectContaining({ operation: "growServers", state: "NotFound" }),
     ]);
-    await sleep(1500);
+    // A later reconcile, with the faults gone, places nothing either.
+    await reconciledAgain("after-withdrawal");
     expect(await orders()).toHaveLength(1);
     expect(await live()).toHaveLength(1);
   });
@@ -215,7 +258,8 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
   it("credentials rotated to another user's key while an order's outcome is unknown: Stalled CredentialsChanged, no second order", async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);
-    await env.startOperator();
+    const registry = new Registry();
+    await env.startOperator({ registry });
     await objects.create("serverorders", "batch", { ...order, count: 1 });
     await objects.waitFor(
       "serverorders",
@@ -244,7 +288,8 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
       30_000,
     );
     expect(conditionOf(stalled, "Stalled")?.message).toContain(account.userId);
-    await sleep(1500);
+    // The stalled retry comes and orders nothing with the other key either.
+    await reconciledMore(registry, "serverorder", await reconciles(registry, "serverorder"));
     expect(await serviceHttp(env.baseUrl, otherKey.token).items("/servers/orders")).toEqual([]);
     expect(await service.items("/servers/orders")).toHaveLength(1);
     // The owner's key back: the order is found and the ServerOrder goes on.
@@ -256,7 +301,8 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
   it("deleted while its first order's outcome is unknown: the order is found and its servers deprovisioned", async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);
-    await env.startOperator();
+    const registry = new Registry();
+    await env.startOperator({ registry });
     await objects.create("serverorders", "batch", { ...order, count: 1 });
     await objects.waitFor(
       "serverorders",
@@ -274,8 +320,7 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
     env.sim.injectFault({ operation: "listOrders", status: 503 });
     await objects.patch("serverorders", "batch", { spec: approved });
     await objects.waitFor("serverorders", "batch", (o) => pending(o, "orderServers") !== undefined, 30_000);
-    await objects.remove("serverorders", "batch");
-    await sleep(500);
+    await lookupFailedAfter(() => objects.remove("serverorders", "batch"));
     env.sim.clearFaults();
     await objects.waitFor("serverorders", "batch", (o) => o === undefined, 40_000);
     const live = (await service.items<ServiceServer>("/servers")).filter((s) => !leaving.has(s.state));
@@ -284,7 +329,7 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
   });
 
   it("a growth order refused for balance: Stalled with a few calls a minute, then grows once credits are added", async () => {
-    const { account, orders, live } = await readyOrder({});
+    const { account, orders, live, registry } = await readyOrder({});
     env.sim.setBalance(account.userId, 0);
     const before = env.requests("provisionServers").length;
     await objects.patch("serverorders", "batch", { spec: { count: 2 } });
@@ -294,9 +339,9 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
       withCondition("Stalled", "True", "InsufficientBalance"),
       30_000,
     );
-    await sleep(5000);
     // The stalled retry (every 2 s in these tests, a minute by default) makes a dry run and one order call.
-    expect(env.requests("provisionServers").length - before).toBeLessThanOrEqual(8);
+    const retries = await stalledRetries(registry, 2);
+    expect(env.requests("provisionServers").length - before).toBeLessThanOrEqual(2 * (retries + 1));
     env.sim.setBalance(account.userId, 1000);
     await objects.waitFor(
       "serverorders",
@@ -309,7 +354,7 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
   });
 
   it("an automatic replacement refused for balance: Stalled with a few calls, then replaced once credits are added", async () => {
-    const { account, live } = await readyOrder({ autoReplace: true });
+    const { account, live, registry } = await readyOrder({ autoReplace: true });
     const [server] = await live();
     env.sim.setBalance(account.userId, 0);
     env.sim.failServer(server?.address ?? "");
@@ -323,8 +368,9 @@ describe("a ServerOrder's day-2 calls whose answers were lost", () => {
       withCondition("Stalled", "True", "InsufficientBalance"),
       30_000,
     );
-    await sleep(5000);
-    expect(env.requests("replaceServer").length).toBeLessThanOrEqual(4);
+    // Each stalled retry makes one replace call at most.
+    const retries = await stalledRetries(registry, 2);
+    expect(env.requests("replaceServer").length).toBeLessThanOrEqual(retries + 1);
     env.sim.setBalance(account.userId, 1000);
     const replaced = await objects.waitFor(
       "serverorders",

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { berthObjects, conditionOf, pending, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { hasCondition, sleep, until, useOperatorEnvironment } from "./support.ts";
+import { hasCondition, until, useOperatorEnvironment } from "./support.ts";
 
 // Issue "Never spend twice, never leak": the two reproductions, under the simulator's harsh defaults.
 
@@ -81,13 +81,17 @@ describe("never spend twice, never leak", () => {
   it("a create still running at the service when berth looks, then a rename: sent again under its key, answered once", async () => {
     const account = await env.setUp();
     const service = serviceHttp(env.baseUrl, account.token);
-    // The service takes 6 s to act; the operator is stopped 1 s into the call (its answer is lost).
-    env.sim.injectFault({ operation: "createProject", latencyMs: 6000, times: 1 });
+    // The service takes 6 s to act; the operator is stopped while the call runs (its answer is lost).
+    const held = env.sim.injectFault({ operation: "createProject", latencyMs: 6000, times: 1 });
     const first = await env.startOperator({}, "10m", { shutdownGrace: "1s" });
-    const sentAt = Date.now();
     await objects.create("projects", "shop", { displayName: "shop-before" });
     await objects.waitFor("projects", "shop", (p) => pending(p, "createProject") !== undefined);
+    // The moment: the create reached the service (its fault hit) and has not acted yet.
+    await until(() => env.faultSpent(held), "the create held at the service");
+    const createsAtStop = env.requests("createProject");
     await first.stop();
+    expect(createsAtStop).toEqual([]);
+    const loggedAtStop = env.sim.requests().length;
     await objects.patch("projects", "shop", { spec: { displayName: "shop-after" } });
     await env.startOperator();
     const project = await objects.waitFor(
@@ -96,8 +100,14 @@ describe("never spend twice, never leak", () => {
       (p) => withCondition("Ready")(p) && p?.status?.observedGeneration === p?.metadata.generation,
       30_000,
     );
-    // Past the moment the first call acts at the service.
-    await sleep(Math.max(0, sentAt + 7000 - Date.now()));
+    // Looked at only once the first call acted at the service.
+    const acted = (r: { operation: string | null; status: number; replayed: boolean }) =>
+      r.operation === "createProject" && r.status === 201 && !r.replayed;
+    await until(() => env.requests("createProject").some(acted), "the held create acted");
+    // The moment: the restarted operator asked while the create still ran (answered before it acted).
+    const sinceStop = env.sim.requests().slice(loggedAtStop);
+    const before = sinceStop.slice(0, sinceStop.findIndex(acted)).map((r) => `${r.operation} ${r.status}`);
+    expect(before).toContain("createProject 409");
     const all = await service.items<Named>("/projects");
     expect(all.map((p) => [p.id, p.name])).toEqual([[project?.status?.projectId, "shop-after"]]);
     expect(env.requests("createProject").filter((r) => r.status === 201 && !r.replayed)).toHaveLength(1);
@@ -209,7 +219,8 @@ describe("never spend twice, never leak", () => {
     expect(message).toContain(other.id);
     expect(message).not.toContain(owner.token);
     expect(message).not.toContain(otherKey.token);
-    await sleep(1000);
+    // Stalled is written by the reconcile that would have released: it deprovisioned nothing.
+    expect(env.requests("deprovisionServers")).toEqual([]);
     expect(await objects.get("serverorders", "batch")).toBeDefined();
     const servers = await service.items<ServiceServer>(`/servers?orderId=${orderId}`);
     expect(servers.map((s) => s.state)).toEqual(["running"]);

@@ -1,7 +1,8 @@
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { berthObjects, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
-import { sleep, useOperatorEnvironment } from "./support.ts";
+import { reconciles, until, useOperatorEnvironment } from "./support.ts";
 
 // Issue "Never wedge": after a restart or failover, settled Projects, Grids and ServerOrders are not
 // all re-read at once at user priority; their first reads are spread over the drift interval.
@@ -37,9 +38,14 @@ describe("restart without a burst", () => {
     const reads = () =>
       env.requests("getProject").length + env.requests("getGrid").length + env.requests("getOrder").length;
     const before = reads();
-    await env.startOperator({}, "10m");
-    await sleep(3000);
-    // Spread over 10 minutes, nine first reads almost surely all fall after the first 3 seconds.
+    const registry = new Registry();
+    await env.startOperator({ registry }, "10m");
+    // The restarted operator has reconciled each of the nine once (a burst would read them there).
+    const all = { project: 4, grid: 4, serverorder: 1 };
+    for (const [controller, count] of Object.entries(all)) {
+      await until(async () => (await reconciles(registry, controller)) >= count, `${controller} reconciled`);
+    }
+    // Spread over 10 minutes, nine first reads almost surely all fall after those reconciles.
     expect(reads() - before).toBeLessThanOrEqual(1);
     for (let i = 0; i < 4; i++) await objects.waitFor("projects", `p${i}`, withCondition("Ready"));
     await objects.waitFor("serverorders", "batch", withCondition("Ready"));

@@ -327,6 +327,28 @@ export async function until(
   }
 }
 
+/** Reconciles the operator finished for `controller` ("app", "project", "grid", "serverorder"), from its registry. */
+export async function reconciles(registry: Registry, controller: string): Promise<number> {
+  const metric = await registry.getSingleMetric("controller_runtime_reconcile_total")?.get();
+  return (metric?.values ?? [])
+    .filter((v) => v.labels.controller === controller)
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
+/** Waits until the operator finished `count` more reconciles of `controller` than `from`. */
+export async function reconciledMore(
+  registry: Registry,
+  controller: string,
+  from: number,
+  count = 1,
+): Promise<void> {
+  await until(
+    async () => (await reconciles(registry, controller)) >= from + count,
+    `${count} more ${controller} reconciles`,
+    30_000,
+  );
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

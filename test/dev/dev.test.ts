@@ -1,4 +1,5 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createConnection } from "node:net";
 import os from "node:os";
@@ -24,15 +25,23 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-/** Processes whose command line mentions `text` (the dev process itself has the dir in its argv). */
+/**
+ * Processes whose command line mentions `text` (the dev process itself has the dir in its argv),
+ * read from /proc: this test runs on Linux, and a missing tool must not read as "none left".
+ */
 function processesMentioning(text: string): string[] {
-  try {
-    return execFileSync("pgrep", ["-af", text], { encoding: "utf8" })
-      .split("\n")
-      .filter((line) => line.trim() !== "" && !line.includes("pgrep"));
-  } catch {
-    return [];
+  const found: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let commandLine: string;
+    try {
+      commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ");
+    } catch {
+      continue; // exited while listed
+    }
+    if (commandLine.includes(text)) found.push(`${entry} ${commandLine}`);
   }
+  return found;
 }
 
 function printedPort(output: string, pattern: RegExp): number {
@@ -97,6 +106,8 @@ describe("berth dev", () => {
     );
     expect(await portOpen(apiserverPort)).toBe(true);
 
+    // While it runs, the check below sees its processes (so "none" after the stop means none).
+    expect(processesMentioning(dir).length).toBeGreaterThan(0);
     child.kill("SIGINT");
     expect(await exited).toBe(0);
     expect(output).toContain("stopped");

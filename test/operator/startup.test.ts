@@ -16,7 +16,8 @@ import { spawnOperator } from "../support/operator-process.ts";
 interface Exit {
   code: number | null;
   stderr: string;
-  ms: number;
+  /** Whether the 40 s guard had to kill it (it did not exit by itself). */
+  killed: boolean;
 }
 
 /** `berth operator` as a user starts it, with no BERTH_* or KUBECONFIG from this shell. */
@@ -24,7 +25,6 @@ async function runOperator(args: string[], env: Record<string, string> = {}, sto
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith("BERTH_") && name !== "KUBECONFIG"),
   );
-  const started = Date.now();
   const child = spawn(
     process.execPath,
     ["src/main.ts", "operator", "--metrics-addr=", "--health-addr=", ...args],
@@ -38,10 +38,14 @@ async function runOperator(args: string[], env: Record<string, string> = {}, sto
   child.stdout.on("data", (chunk: Buffer) => {
     if (stopOn?.test(chunk.toString())) child.kill("SIGTERM");
   });
-  const killer = setTimeout(() => child.kill("SIGKILL"), 40_000);
+  let killed = false;
+  const killer = setTimeout(() => {
+    killed = true;
+    child.kill("SIGKILL");
+  }, 40_000);
   const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
   clearTimeout(killer);
-  return { code, stderr, ms: Date.now() - started };
+  return { code, stderr, killed };
 }
 
 /** The lines a person reads: every stderr line that is not a JSON log line. */
@@ -105,9 +109,9 @@ describe("berth operator that cannot work exits at once with one line saying wha
     expect(plainLines(exit.stderr)).toEqual([
       `berth operator: cannot reach the Kubernetes API server within 3s (GET /apis/berth.dev/v1alpha1: connect ECONNREFUSED 127.0.0.1:${port}); check --kubeconfig or KUBECONFIG, and that the cluster is up`,
     ]);
-    // Retries are logged, each once, and bounded by the timeout (plus Node's start).
+    // Retries are logged, each once, and end at the timeout: it exits by itself, not at the guard.
     expect(exit.stderr.match(/API server not reachable yet/g)?.length ?? 0).toBeLessThanOrEqual(3);
-    expect(exit.ms).toBeLessThan(20_000);
+    expect(exit.killed).toBe(false);
   });
 
   it("when --metrics-cert-dir holds no usable certificate, before dialling the cluster", async () => {
@@ -161,7 +165,7 @@ describe("berth operator that cannot work exits at once with one line saying wha
       expect(plainLines(exit.stderr)).toEqual([
         "berth operator: the berth CRDs are not installed (the API server does not serve berth.dev/v1alpha1); install them: kubectl apply --server-side -f crds/ (or deploy/crds, or the Helm chart)",
       ]);
-      expect(exit.ms).toBeLessThan(20_000);
+      expect(exit.killed).toBe(false);
     });
 
     it("refuses CRDs of an older revision, naming both and the command that updates them", async () => {

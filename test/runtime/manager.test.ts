@@ -24,7 +24,26 @@ interface Replica {
   identity: string;
   manager: Manager;
   kit: RuntimeKit;
+  informer: Informer;
   reconciled: string[];
+}
+
+interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+}
+
+/** The Lease as the apiserver holds it: its times are the replicas' own records. */
+async function leaseSpec(namespace: string, name: string): Promise<LeaseSpec> {
+  const kit = runtimeKit(config);
+  try {
+    const path = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/${name}`;
+    return ((await kit.client.call("GET", path)) as { spec: LeaseSpec }).spec;
+  } finally {
+    await kit.client.close();
+  }
 }
 
 interface Timings {
@@ -69,7 +88,7 @@ function replica(
     onLeadershipLost: onLost,
   });
   manager.addInformer(informer).addController(controller);
-  return { identity, manager, kit, reconciled };
+  return { identity, manager, kit, informer, reconciled };
 }
 
 async function stopAll(...replicas: Replica[]): Promise<void> {
@@ -87,7 +106,7 @@ async function get(address: string | undefined, path: string): Promise<{ status:
 describe("manager with leader election", () => {
   const namespace = useNamespace("leader");
 
-  it("runs controllers on one replica only, and the other takes over within 20 s of a graceful stop", async () => {
+  it("runs controllers on one replica only, and the other takes over once a graceful stop releases the lease", async () => {
     await server.create(namespace.name, "w1");
     const a = replica("replica-a", namespace.name, "berth-test");
     const b = replica("replica-b", namespace.name, "berth-test");
@@ -109,16 +128,22 @@ describe("manager with leader election", () => {
       expect(await counterValue(a.kit.metrics, "leader_election_master_status")).toBe(1);
       expect(await counterValue(b.kit.metrics, "leader_election_master_status")).toBe(0);
 
-      const stoppedAt = Date.now();
+      const held = await leaseSpec(namespace.name, "berth-test");
+      expect(held.holderIdentity).toBe("replica-a");
       await a.manager.stop();
-      await until(() => b.manager.isLeader(), 20_000, "b takes over");
-      expect(Date.now() - stoppedAt).toBeLessThan(20_000);
+      await until(() => b.manager.isLeader(), 40_000, "b takes over");
+      // By the lease's own record, b took it before a's last renewal seen here would have expired:
+      // released, not waited out.
+      const taken = await leaseSpec(namespace.name, "berth-test");
+      expect(taken.holderIdentity).toBe("replica-b");
+      const lease = (held.leaseDurationSeconds ?? 0) * 1000;
+      expect(Date.parse(taken.acquireTime ?? "") - Date.parse(held.renewTime ?? "")).toBeLessThan(lease);
       await until(() => b.reconciled.length >= 2, 10_000, "b reconciles");
       expect(a.manager.isLeader()).toBe(false);
     } finally {
       await stopAll(a, b);
     }
-  }, 60_000);
+  }, 90_000);
 
   it("waits out the lease of a leader that vanished without releasing it, then takes over", async () => {
     const ghostRenewedAt = Date.now();
@@ -142,10 +167,11 @@ describe("manager with leader election", () => {
     const b = replica("replica-b", namespace.name, "berth-crash");
     try {
       await b.manager.start();
-      await new Promise((resolve) => setTimeout(resolve, 10_000));
-      expect(b.manager.isLeader()).toBe(false);
-      await until(() => b.manager.isLeader(), 15_000, "b takes over the expired lease");
-      expect(Date.now() - ghostRenewedAt).toBeGreaterThanOrEqual(15_000);
+      await until(() => b.manager.isLeader(), 40_000, "b takes over the expired lease");
+      // By the lease's own record, b took it only once the ghost's 15 s had run out.
+      const taken = await leaseSpec(namespace.name, "berth-crash");
+      expect(taken.holderIdentity).toBe("replica-b");
+      expect(Date.parse(taken.acquireTime ?? "") - ghostRenewedAt).toBeGreaterThanOrEqual(15_000);
     } finally {
       await stopAll(b);
     }
@@ -179,7 +205,8 @@ describe("manager with leader election", () => {
       expect(a.manager.isLeader()).toBe(false);
       expect(await counterValue(a.kit.metrics, "leader_election_master_status")).toBe(0);
       await server.create(namespace.name, "after-loss");
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // Its informer (still watching) holds the new object: a running controller would reconcile it.
+      await until(() => a.informer.get(`${namespace.name}/after-loss`) !== undefined, 10_000, "a sees it");
       expect(a.reconciled).not.toContain(`${namespace.name}/after-loss`);
     } finally {
       await stopAll(a);
