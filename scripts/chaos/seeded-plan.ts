@@ -9,7 +9,13 @@ export function seededPlan(options: Pick<ChaosOptions, "seed" | "sizes" | "chaos
   plan: LoadPlan;
   ownership: OwnershipEvent[];
 } {
-  const plan = planLoad(Random.forPurpose(options.seed, "load"), namespaces, options.sizes, options.chaosSec);
+  const plan = planLoad(
+    Random.forPurpose(options.seed, "load"),
+    namespaces,
+    options.sizes,
+    options.chaosSec,
+    Random.forPurpose(options.seed, "edits"),
+  );
   const ownership = planOwnershipFaults(Random.forPurpose(options.seed, "ownership"), plan, {
     chaosSec: options.chaosSec,
     writeTimeoutMs: writeTimeoutOf(options.operator),
