@@ -178,10 +178,7 @@ export class MoveDriver {
     if (event.resource.kind === "App") {
       const project = event.project;
       const projectId =
-        project === undefined
-          ? undefined
-          : (await retried(() => this.#world.cluster.get("Project", project.namespace, project.name)))?.status
-              ?.projectId;
+        project === undefined ? undefined : await this.#projectId(project.namespace, project.name);
       if (projectId === undefined)
         throw new Error(`the held App's project ${project?.key} has no project ID`);
       await person.send("POST", `/projects/${projectId}/apps`, { name, config: { image: "nginx:1.27" } });
@@ -189,6 +186,18 @@ export class MoveDriver {
     } else await person.send("POST", "/projects", { name });
     // Every object of that name is the person's: berth made none while the create was held.
     for (const id of await person.ids(listPath)) ledger.foreign.set(id, `the person's ${name} (${id})`);
+  }
+
+  /** The project ID a Project's status shows, waited for up to 90 s (the operator may be restarting). */
+  async #projectId(namespace: string, name: string): Promise<string | undefined> {
+    const deadline = Date.now() + 90_000;
+    while (Date.now() < deadline) {
+      const id = (await retried(() => this.#world.cluster.get("Project", namespace, name)))?.status
+        ?.projectId;
+      if (id !== undefined) return id;
+      await sleep(1000);
+    }
+    return undefined;
   }
 
   async #spendLimit(event: SpendLimitEvent): Promise<string> {

@@ -1,5 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { importManifests, type Manifest } from "../../src/cli/import/manifests.ts";
+import { readInventory } from "../../src/cli/import/read.ts";
+import { createHostingClient } from "../../src/hosting/index.ts";
 import type { Logger } from "../../src/telemetry/logger.ts";
 import { checkDestroys, DestroyLog, SimClock } from "./destroys.ts";
 import { checkConverged, checkLogText, checkStalledCalls } from "./end-checks.ts";
@@ -126,6 +129,20 @@ async function prepare(
   };
   const command = operatorCommand(options.operator, env.controlPlane.kubeconfigPath, options.clockSpeed);
   const operator = new OperatorSupervisor(command, env.dir, logger);
+  const spend = readers.spend;
+  const mover = new MoveDriver({
+    cluster: env.cluster,
+    simulator: env.simulator,
+    ledger,
+    userId: env.userId,
+    keysOf: (namespace) => keysOf(env, namespace),
+    restartOperator: async () => {
+      await operator.killAndRestart();
+    },
+    violations,
+    limit: spend === undefined ? undefined : { plan: spend.limit, timeline: spend.limits },
+    logger,
+  });
   const driver = new FaultDriver({
     simulator: env.simulator,
     cluster: env.cluster,
@@ -133,7 +150,12 @@ async function prepare(
     otherUserId: env.otherUserId,
     secrets: env.secrets,
     tokens: env.tokens,
-    ownership: { cluster: env.cluster, ledger },
+    ownership: {
+      cluster: env.cluster,
+      ledger,
+      importManifests: () => importedManifests(env),
+      moves: mover.fired,
+    },
     logger,
     restartControlPlane: async () => {
       await env.controlPlane.restart();
@@ -149,20 +171,6 @@ async function prepare(
     rotated: secretOfStyle("own"),
   });
   const events = [...timed, ...ownership].sort((a, b) => a.at - b.at);
-  const spend = readers.spend;
-  const mover = new MoveDriver({
-    cluster: env.cluster,
-    simulator: env.simulator,
-    ledger,
-    userId: env.userId,
-    keysOf: (namespace) => keysOf(env, namespace),
-    restartOperator: async () => {
-      await operator.killAndRestart();
-    },
-    violations,
-    limit: spend === undefined ? undefined : { plan: spend.limit, timeline: spend.limits },
-    logger,
-  });
   return {
     moves,
     mover,
@@ -256,7 +264,7 @@ async function summarize(
     );
   return {
     moves: {
-      planned: tallyMoves(run.moves),
+      planned: tallyMoves(run.moves, run.events),
       fired: mover.fired,
       failures: mover.failures,
       heldCalls: mover.heldCalls,
@@ -286,6 +294,18 @@ async function summarize(
   };
 }
 
+/** What `berth import` prints for the account now, read with the suite's own key. */
+async function importedManifests(env: Environment): Promise<Manifest[]> {
+  const [apiKey] = env.checkerTokens;
+  if (apiKey === undefined) throw new Error("no key to import with");
+  const client = createHostingClient({ baseUrl: env.simulator.baseUrl, apiKey });
+  try {
+    return importManifests(await readInventory(client), undefined).manifests;
+  } finally {
+    await client.close();
+  }
+}
+
 /** The IDs of the keys a namespace's resources call with now (its credential style's Secret). */
 function keysOf(env: Environment, namespace: string): string[] {
   const ns = namespaces.find((n) => n.name === namespace);
@@ -294,8 +314,18 @@ function keysOf(env: Environment, namespace: string): string[] {
   return stored === undefined ? [] : [stored.keyId];
 }
 
-function tallyMoves(moves: readonly MoveEvent[]): Map<string, number> {
+function tallyMoves(moves: readonly MoveEvent[], ownership: readonly FaultEvent[]): Map<string, number> {
   const counts = new Map<string, number>();
+  for (const e of ownership) {
+    if (e.type !== "adopt") continue;
+    const label =
+      e.importSwitchSec !== undefined
+        ? 'berth import then ["*"]'
+        : e.orderOf !== undefined
+          ? `adopt ServerOrder by its ${e.orderOf} order`
+          : undefined;
+    if (label !== undefined) counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
   for (const m of moves) {
     const label =
       m.type === "spendLimit"
