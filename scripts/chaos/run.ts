@@ -241,7 +241,7 @@ async function settle(run: Run): Promise<{ convergedAt: number | undefined; unse
     );
     run.spend = { ...run.spend, atEnd };
   }
-  checkDestroys(readers.destroys.all(), run.ledger.created(), violations);
+  checkDestroys(readers.destroys.all(), run.ledger.created(), violations, run.ledger.foreign);
   checkConverged(convergedAt, unsettled, options.convergenceTimeoutSec, violations);
   return { convergedAt, unsettled };
 }
