@@ -236,6 +236,8 @@ export class Checker {
     }
     const id = statusId(tracked.plan.kind, tracked.last);
     const [object, ...more] = objects;
+    // A create the SpendLimit refuses (a moved limit, a resize that took the room) makes nothing, by design.
+    if (object === undefined && id === undefined && stalledFor(tracked, "SpendLimitExceeded")) return;
     if (object === undefined) {
       this.#violations.add(
         "one-object-per-resource",
@@ -482,6 +484,11 @@ const orderIdsSchema = z.looseObject({
   growthOrders: z.array(z.looseObject({ id: z.string().optional() })).optional(),
   replacements: z.array(z.looseObject({ orderId: z.string().optional() })).optional(),
 });
+
+function stalledFor(tracked: Tracked, reason: string): boolean {
+  const stalled = tracked.last === undefined ? undefined : conditionOf(tracked.last, "Stalled");
+  return stalled?.status === "True" && stalled.reason === reason;
+}
 
 /** Policies of ["Observe"] alone: it reads and reports, managing nothing. */
 function observeOnly(resource: Resource): boolean {

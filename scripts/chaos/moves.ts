@@ -246,7 +246,10 @@ async function create(cluster: MoveWorld["cluster"], tracked: Tracked): Promise<
   tracked.createdAt = Date.now();
 }
 
-const idsSchema = z.object({ items: z.array(z.looseObject({ id: z.string() })) });
+const idsSchema = z.looseObject({
+  items: z.array(z.looseObject({ id: z.string() })),
+  nextCursor: z.string().nullable().optional(),
+});
 
 /** A person using the service's API with a key of their own: through the injected faults, asked again. */
 class PersonAtService {
@@ -274,12 +277,20 @@ class PersonAtService {
     );
   }
 
-  /** Every ID a list answers (its first page is enough: one name, few objects). */
+  /** Every ID a list answers, followed to a null nextCursor (pages may be short or empty). */
   async ids(path: string): Promise<string[]> {
-    const body = await this.#retried(() =>
-      fetch(`${this.#baseUrl}${path}`, { headers: { authorization: `Bearer ${this.#token}` } }),
-    );
-    return idsSchema.parse(body).items.map((i) => i.id);
+    const ids: string[] = [];
+    let cursor: string | null | undefined;
+    for (let page = 0; page < 100; page++) {
+      const url = `${this.#baseUrl}${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+      const body = idsSchema.parse(
+        await this.#retried(() => fetch(url, { headers: { authorization: `Bearer ${this.#token}` } })),
+      );
+      ids.push(...body.items.map((i) => i.id));
+      cursor = body.nextCursor;
+      if (cursor === null || cursor === undefined) return ids;
+    }
+    throw new Error(`the list ${path} did not end in 100 pages`);
   }
 
   async #retried(call: () => Promise<Response>): Promise<unknown> {
