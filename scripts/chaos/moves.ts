@@ -211,15 +211,29 @@ export class MoveDriver {
         limit.timeline.set(Date.now(), undefined);
         break;
       case "recreate":
-        await retried(() =>
-          cluster.createSpendLimit(namespace, name, { maxHourlyCost: decimal(limitMicros) }),
-        );
+        await this.#recreateLimit(namespace, name, limitMicros);
         limit.timeline.set(Date.now(), limitMicros);
         break;
       default:
         await this.#setLimit(Math.round((limitMicros * event.factor) / 10_000) * 10_000);
     }
     return `spendLimit ${event.action}`;
+  }
+
+  /** Created again once the deleted one is gone (berth's finalizer may keep it a moment), as `kubectl replace --force` does. */
+  async #recreateLimit(namespace: string, name: string, micros: number): Promise<void> {
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      try {
+        await retried(() =>
+          this.#world.cluster.createSpendLimit(namespace, name, { maxHourlyCost: decimal(micros) }),
+        );
+        return;
+      } catch (error) {
+        if (!isKubeError(error, "conflict") || Date.now() > deadline) throw error;
+        await sleep(500);
+      }
+    }
   }
 
   /** The limit's new maxHourlyCost; the timeline takes the lower of old and new from the moment it is sent. */
