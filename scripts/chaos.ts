@@ -9,8 +9,12 @@
 // ServerOrders grown, shrunk, hibernated and woken, approval withdrawn and given again, servers
 // replaced or failing, grids switched, deletions right after each), while SIGKILLing the operator,
 // injecting 5xx, act-then-drop creates, 429 storms and latency spikes, deleting and rotating
-// credentials (once to another user's key mid-order) and restarting the control plane; checks the
-// invariants throughout and at the end; prints figures.
+// credentials (once to another user's key mid-order) and restarting the control plane; and makes
+// the moves users make (issue 44): spec edits drawn from the kinds' schemas (hardware, volumes,
+// policies, ...), Namespace pauses and defaults (and values berth can't read) across operator
+// restarts, creates held while a person makes a same-named object, the SpendLimit lowered, raised,
+// deleted and re-created, adoptions by growth and replacement order IDs, and `berth import` then
+// ["*"]. Checks the invariants throughout and at the end; prints figures.
 // Exit code 1 when an invariant is violated, the resources do not converge, or the run did less
 // than it planned (a fault or SIGKILL that did not fire, a check skipped, a log it could not read).
 

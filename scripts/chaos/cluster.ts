@@ -135,6 +135,28 @@ export class Cluster {
     await this.#client.call("POST", `/apis/${apiVersion}/namespaces/${namespace}/spendlimits`, { body });
   }
 
+  /** A SpendLimit's new maxHourlyCost (a JSON merge patch of its spec). */
+  async patchSpendLimit(namespace: string, name: string, spec: Record<string, unknown>): Promise<void> {
+    await this.#client.call("PATCH", `/apis/${apiVersion}/namespaces/${namespace}/spendlimits/${name}`, {
+      body: { spec },
+      contentType: patchTypes.merge,
+    });
+  }
+
+  async deleteSpendLimit(namespace: string, name: string): Promise<void> {
+    await ignoreNotFound(
+      this.#client.call("DELETE", `/apis/${apiVersion}/namespaces/${namespace}/spendlimits/${name}`),
+    );
+  }
+
+  /** Sets (a string) or removes (null) annotations of a Namespace, as `kubectl annotate` does. */
+  async annotateNamespace(name: string, annotations: Record<string, string | null>): Promise<void> {
+    await this.#client.call("PATCH", `/api/v1/namespaces/${name}`, {
+      body: { metadata: { annotations } },
+      contentType: patchTypes.merge,
+    });
+  }
+
   /** A SpendLimit's status as the apiserver holds it. */
   async spendLimitStatus(namespace: string, name: string): Promise<unknown> {
     const body = await this.#client.call(

@@ -95,8 +95,17 @@ export function checkDestroys(
   destroys: readonly Destroy[],
   resources: readonly Tracked[],
   violations: Violations,
+  /** Objects a person made with a key of their own: no resource may end them. */
+  foreign: ReadonlyMap<string, string> = new Map(),
 ): void {
   for (const destroy of destroys) {
+    const person = foreign.get(destroy.id);
+    if (person !== undefined)
+      violations.add(
+        "no-destroy-while-managed",
+        `${destroy.operation} ${destroy.id}`,
+        `${destroy.operation} acted on ${person} ${secondsBefore(destroy.at)}`,
+      );
     for (const manager of resources) {
       if (!managing(manager, destroy)) continue;
       violations.add(

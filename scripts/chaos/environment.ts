@@ -50,6 +50,9 @@ export async function startEnvironment(clockSpeed: number, logger: Logger): Prom
   const dir = await mkdtemp(path.join(os.tmpdir(), "berth-chaos-"));
   const controlPlane = await RestartableControlPlane.start(dir, logger);
   const simulator = await SimulatorProcess.start(clockSpeed);
+  // The harsh profile, with its samples accepted: the spec shows an app's hardware and volumes but
+  // not their fields, and the load resizes apps (GPUs, memory) and gives them volumes.
+  await simulator.setProfile({ base: "harsh", sampleValues: true });
   const cluster = new Cluster(controlPlane.kubeconfigPath);
   await installCrds(cluster.config);
   const userId = await simulator.addUser("chaos@example.test", 1_000_000);

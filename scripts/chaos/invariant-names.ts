@@ -10,6 +10,7 @@ export const invariantNames = [
   "order-within-maxHourlyCost",
   "order-only-when-approved",
   "spend-within-limit",
+  "changes-held-while-held",
   "servers-equal-count",
   "annotation-echoed-within-a-minute",
   "stalled-makes-few-calls",

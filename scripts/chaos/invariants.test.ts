@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkDestroys } from "./destroys.ts";
 import { checkConverged, checkLogText, checkStalledCalls } from "./end-checks.ts";
+import { checkHeldCalls } from "./holds.ts";
 import {
   cluster,
   copyOf,
@@ -318,6 +319,39 @@ const histories: Record<InvariantName, History> = {
         [token],
         violations,
       );
+      return found();
+    },
+  },
+  "changes-held-while-held": {
+    story: "a Namespace paused by berth.dev/paused: an app is updated with the namespace's key meanwhile",
+    run(broken) {
+      const { violations, found } = world();
+      const at = (sec: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, sec)).toISOString();
+      const call = (operation: string, sec: number, keyId: string, status = 200) => ({
+        at: at(sec),
+        path: "/v1/projects/p/apps/a",
+        requestId: `req_${operation}_${sec}_${keyId}`,
+        operation,
+        status,
+        keyId,
+        replayed: false,
+        dropped: false,
+      });
+      const records = [
+        call("getApp", 12, "key_a"),
+        call("provisionServers", 13, "key_a"),
+        call("updateApp", 5, "key_a"),
+        call("updateApp", 13, "key_b"),
+        ...(broken ? [call("updateApp", 14, "key_a")] : []),
+      ];
+      const window = {
+        namespace: "ns",
+        what: "berth.dev/paused=true",
+        fromSim: Date.parse(at(10)),
+        toSim: Date.parse(at(20)),
+        keyIds: new Set(["key_a"]),
+      };
+      checkHeldCalls(records, window, violations);
       return found();
     },
   },

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { instanceTypes } from "../../src/simulator/catalog.ts";
 import { type ReasonsSource, readReasonsSource } from "../docs/troubleshooting.ts";
 import { conditionOf, type Kind, type Resource } from "./cluster.ts";
@@ -88,7 +89,12 @@ export class Checker {
       this.#checkEcho(tracked, found, readAt);
       const id = statusId(kind, found);
       if (id === undefined) continue;
-      if (!refused(found)) managers.set(id, [...(managers.get(id) ?? []), key]);
+      // Every order a ServerOrder holds is managed by it: the first, growth and replacement orders.
+      if (!refused(found) && !observeOnly(found))
+        for (const held of heldIds(kind, found)) managers.set(held, [...(managers.get(held) ?? []), key]);
+      const foreign = this.#ledger.foreign.get(id);
+      if (foreign !== undefined)
+        this.#violations.add("one-manager-per-object", id, `${key} holds ${foreign} in its status`);
       const previous = tracked.ids.at(-1);
       if (previous !== undefined && previous !== id) {
         this.#violations.add("one-object-per-resource", key, `status ID changed from ${previous} to ${id}`);
@@ -230,6 +236,8 @@ export class Checker {
     }
     const id = statusId(tracked.plan.kind, tracked.last);
     const [object, ...more] = objects;
+    // A create the SpendLimit refuses (a moved limit, a resize that took the room) makes nothing, by design.
+    if (object === undefined && id === undefined && stalledFor(tracked, "SpendLimitExceeded")) return;
     if (object === undefined) {
       this.#violations.add(
         "one-object-per-resource",
@@ -371,6 +379,8 @@ export class Checker {
     const byKey = new Map<string, ExternalObject[]>();
     const add = (key: string | undefined, object: ExternalObject, kind: Kind) => {
       this.seen[kind].add(object.id);
+      // A person's own object: no resource accounts for it (one-manager-per-object watches it).
+      if (this.#ledger.foreign.has(object.id)) return;
       if (key === undefined || this.#ledger.get(key) === undefined) {
         this.#violations.add(
           "one-object-per-resource",
@@ -455,6 +465,35 @@ function orderObject(o: ServiceOrder, snapshot: ServiceSnapshot): ExternalObject
     name: undefined,
     image: undefined,
   };
+}
+
+/** The external IDs a resource's status holds: its own, and a ServerOrder's growth and replacement orders. */
+function heldIds(kind: Kind, resource: Resource): string[] {
+  const id = statusId(kind, resource);
+  if (kind !== "ServerOrder") return id === undefined ? [] : [id];
+  const more = orderIdsSchema.safeParse(resource.status).data;
+  const ids = [
+    id,
+    ...(more?.growthOrders ?? []).map((g) => g.id),
+    ...(more?.replacements ?? []).map((r) => r.orderId),
+  ];
+  return [...new Set(ids.filter((x): x is string => typeof x === "string"))];
+}
+
+const orderIdsSchema = z.looseObject({
+  growthOrders: z.array(z.looseObject({ id: z.string().optional() })).optional(),
+  replacements: z.array(z.looseObject({ orderId: z.string().optional() })).optional(),
+});
+
+function stalledFor(tracked: Tracked, reason: string): boolean {
+  const stalled = tracked.last === undefined ? undefined : conditionOf(tracked.last, "Stalled");
+  return stalled?.status === "True" && stalled.reason === reason;
+}
+
+/** Policies of ["Observe"] alone: it reads and reports, managing nothing. */
+function observeOnly(resource: Resource): boolean {
+  const policies = resource.spec?.managementPolicies;
+  return Array.isArray(policies) && policies.length === 1 && policies[0] === "Observe";
 }
 
 /** Stalled AlreadyManaged: it leaves the object it names to the resource that holds it. */

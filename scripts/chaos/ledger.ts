@@ -32,6 +32,11 @@ export interface Tracked {
 
 /** Every planned resource by key, and ServerOrders by their order signature. */
 export class Ledger {
+  /**
+   * Objects a person made at the service with a key of their own (ID → what they are): no resource
+   * may manage, change or destroy them, and they are no resource's.
+   */
+  readonly foreign = new Map<string, string>();
   readonly #byKey = new Map<string, Tracked>();
   readonly #bySignature = new Map<string, Tracked>();
 

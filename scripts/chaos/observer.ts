@@ -7,7 +7,7 @@ import type { Checker } from "./invariants.ts";
 import { retried } from "./load.ts";
 import type { ServiceReader } from "./service.ts";
 import type { RequestRecord, SimulatorProcess } from "./simulator.ts";
-import { orderingOperations, type SpendHistory } from "./spend.ts";
+import { appSpendingOperations, orderingOperations, type SpendHistory } from "./spend.ts";
 
 /** Every resource of every kind, read one kind after the other (through a control-plane restart). */
 export async function readCluster(cluster: Cluster): Promise<Map<Kind, Resource[]>> {
@@ -88,6 +88,8 @@ export async function collectOrderingCalls(readers: Pick<Readers, "spend" | "sim
   const spend = readers.spend;
   if (spend === undefined) return;
   for (const operation of orderingOperations) spend.addCalls(await readers.simulator.requests(operation));
+  for (const operation of appSpendingOperations)
+    spend.addAppCalls(await readers.simulator.requests(operation));
 }
 
 /** Checks every `intervalMs` until `stop` says so; returns why each check that failed did. */

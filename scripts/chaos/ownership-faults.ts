@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
 import { annotations } from "../../src/api/meta.ts";
 import { isKubeError } from "../../src/runtime/index.ts";
 import type { Cluster, Kind, Manifest, Resource } from "./cluster.ts";
@@ -11,6 +12,10 @@ import type { AdoptEvent, CopyEvent, RestoreEvent } from "./ownership-plan.ts";
 export interface OwnershipWorld {
   cluster: Pick<Cluster, "get" | "apply" | "delete" | "patchSpec">;
   ledger: Ledger;
+  /** The manifests `berth import` prints for the account now (the import workflow applies one). */
+  importManifests?: () => Promise<{ kind: string; spec: Record<string, unknown> }[]>;
+  /** Counts each adoption by what it adopted ("adopt growth order", "berth import then ["*"]"). */
+  moves?: Map<string, number>;
 }
 
 /** Thrown when an ownership fault finds nothing to act on (a source that never managed an object, say). */
@@ -22,7 +27,12 @@ export class OwnershipNotApplied extends Error {
 const waitMs = 90_000;
 
 /** The spec field that names a kind's object when adopting it. */
-const adoptField: Partial<Record<Kind, string>> = { Project: "projectId", App: "appId", Grid: "gridId" };
+const adoptField: Partial<Record<Kind, string>> = {
+  Project: "projectId",
+  App: "appId",
+  Grid: "gridId",
+  ServerOrder: "orderId",
+};
 
 /** Applies a copy of the source's manifest, claim included, then deletes it when planned. */
 export async function applyCopy(world: OwnershipWorld, event: CopyEvent): Promise<void> {
@@ -46,13 +56,63 @@ export async function applyAdoption(world: OwnershipWorld, event: AdoptEvent): P
   const source = await managed(world, event.source);
   const { kind } = event.adopter;
   const field = adoptField[kind];
-  const id = statusId(kind, source);
+  const { id, what } = adoptedId(kind, source, event.orderOf);
   if (field === undefined || id === undefined)
     throw new OwnershipNotApplied(`${kind} is not adopted by spec ID`);
   const adopter = tracked(world.ledger, event.adopter.key);
-  adopter.spec = { ...source.spec, [field]: id, deletionPolicy: "Delete" };
-  await create(world, adopter, { name: event.adopter.name, namespace: event.adopter.namespace });
+  if (event.importSwitchSec !== undefined) {
+    await importThenManage(world, event, adopter, id);
+    count(world, `berth import of a ${kind}, then ["*"]`);
+  } else {
+    adopter.spec = { ...source.spec, [field]: id, deletionPolicy: "Delete" };
+    await create(world, adopter, { name: event.adopter.name, namespace: event.adopter.namespace });
+    count(world, `adopt ${kind} by ${what}`);
+  }
   await deleteLater(world, adopter, event.deleteAfterSec);
+}
+
+function count(world: OwnershipWorld, what: string): void {
+  world.moves?.set(what, (world.moves.get(what) ?? 0) + 1);
+}
+
+const heldOrdersSchema = z.looseObject({
+  growthOrders: z.array(z.looseObject({ id: z.string().optional() })).optional(),
+  replacements: z.array(z.looseObject({ orderId: z.string().optional() })).optional(),
+});
+
+/** The ID an adoption names: a ServerOrder's growth or replacement order when asked and held, else the first. */
+function adoptedId(
+  kind: Kind,
+  source: Resource,
+  orderOf: AdoptEvent["orderOf"],
+): { id: string | undefined; what: string } {
+  const first = { id: statusId(kind, source), what: kind === "ServerOrder" ? "its first order" : "its ID" };
+  if (kind !== "ServerOrder" || orderOf === undefined || orderOf === "first") return first;
+  const held = heldOrdersSchema.safeParse(source.status).data;
+  const ids =
+    orderOf === "growth"
+      ? (held?.growthOrders ?? []).map((g) => g.id)
+      : (held?.replacements ?? []).map((r) => r.orderId);
+  const id = ids.filter((x): x is string => x !== undefined).at(-1);
+  return id === undefined ? first : { id, what: `a ${orderOf} order` };
+}
+
+/**
+ * The `berth import` workflow: the manifest it prints for the object (Observe only) applied under
+ * the adopter's name, then switched to ["*"] as the policies guide says.
+ */
+async function importThenManage(world: OwnershipWorld, event: AdoptEvent, adopter: Tracked, id: string) {
+  if (world.importManifests === undefined) throw new OwnershipNotApplied("no importer in the run");
+  const manifests = await world.importManifests();
+  const { kind, namespace, name } = event.adopter;
+  const field = adoptField[kind] ?? "";
+  const manifest = manifests.find((m) => m.kind === kind && m.spec[field] === id);
+  if (manifest === undefined) throw new OwnershipNotApplied(`berth import printed no ${kind} for ${id}`);
+  adopter.spec = { ...manifest.spec, deletionPolicy: "Delete" };
+  await create(world, adopter, { name, namespace });
+  await sleep((event.importSwitchSec ?? 0) * 1000);
+  adopter.spec.managementPolicies = ["*"];
+  await retried(() => world.cluster.patchSpec(kind, namespace, name, { managementPolicies: ["*"] }));
 }
 
 /**

@@ -15,13 +15,20 @@ export interface CopyEvent {
   deleteAfterSec: number | undefined;
 }
 
-/** `adopter` names by spec ID the object `source` manages; deleted `deleteAfterSec` later (or never). */
+/**
+ * `adopter` names by spec ID the object `source` manages; deleted `deleteAfterSec` later (or never).
+ * A ServerOrder adopts one of the orders its source holds (`orderOf`: its first, a growth or a
+ * replacement order). `importSwitchSec`: the `berth import` workflow, the adopter applied from the
+ * manifest `berth import` prints (Observe only), switched to ["*"] that many seconds later.
+ */
 export interface AdoptEvent {
   at: number;
   type: "adopt";
   source: string;
   adopter: PlannedResource;
   deleteAfterSec: number | undefined;
+  orderOf?: "first" | "growth" | "replacement";
+  importSwitchSec?: number;
 }
 
 /** `target` exported (metadata and spec), deleted with Orphan, re-created without status; `after`: the change it follows. */
@@ -104,6 +111,14 @@ export function planOwnershipFaults(
   for (let i = 0; i < 2 * scale; i++) {
     const adopt = planAdopt(random, plan, setting, used, i);
     if (adopt !== undefined) events.push(adopt);
+  }
+  for (const orderOf of ["growth", "replacement", "first"] as const) {
+    const adopt = planOrderAdopt(random, plan, setting, used, orderOf);
+    if (adopt !== undefined) events.push(adopt);
+  }
+  for (let i = 0; i < 2 * scale; i++) {
+    const imported = planAdopt(random, plan, setting, used, 10 + i);
+    if (imported !== undefined) events.push({ ...imported, importSwitchSec: random.between(5, 15) });
   }
   return events.sort((a, b) => a.at - b.at);
 }
@@ -308,6 +323,60 @@ function planAdopt(
   const deleteAfterSec = lifetime(random, plan, setting, source.kind, namespace, at, 1 + (i % 2));
   const adopter = extra(source, namespace, `${source.name}-adopt-${i}`, at, deleteAfterSec, "adopter");
   return { at, type: "adopt", source: source.key, adopter, deleteAfterSec };
+}
+
+/** The day-2 changes after which a ServerOrder holds an order of that sort. */
+const holdsAfter: Record<"growth" | "replacement", readonly string[]> = {
+  growth: ["ServerOrder count grown"],
+  replacement: ["ServerOrder replace-server annotation", "a server failed at the service"],
+};
+
+/**
+ * A ServerOrder of the same namespace (its grids are there) adopting by spec.orderId one of the
+ * orders a source holds: a growth order after the source grew, a replacement after one of its
+ * servers was replaced, else its first order. Its source outlives it and shrinks nothing meanwhile.
+ */
+function planOrderAdopt(
+  random: Random,
+  plan: LoadPlan,
+  setting: OwnershipSetting,
+  used: Set<string>,
+  orderOf: "growth" | "replacement" | "first",
+): AdoptEvent | undefined {
+  const last = 0.8 * setting.chaosSec;
+  // The source outlives the adopter by some seconds: it is there to hold its order all along.
+  const lasts = (r: PlannedResource, at: number) =>
+    at < last && (r.deleteAt === undefined || r.deleteAt > at + 20);
+  const moments = plan.resources.flatMap((r) => {
+    if (r.kind !== "ServerOrder" || used.has(r.key) || !managesAtOnce(r)) return [];
+    if (orderOf === "first")
+      return lasts(r, r.createAt + managedAfter) ? [{ source: r, at: r.createAt + managedAfter }] : [];
+    const after = r.updates.find((u) => holdsAfter[orderOf].includes(u.what));
+    if (
+      after === undefined ||
+      (orderOf === "replacement" &&
+        r.spec.autoReplace !== true &&
+        after.what !== "ServerOrder replace-server annotation")
+    )
+      return [];
+    const at = after.at + 15;
+    return lasts(r, at) ? [{ source: r, at }] : [];
+  });
+  if (moments.length === 0) return undefined;
+  const { source, at } = random.pick(moments);
+  used.add(source.key);
+  const planned = lifetime(random, plan, setting, "ServerOrder", source.namespace, at, 1);
+  const room = source.deleteAt === undefined ? undefined : source.deleteAt - at - 5;
+  const deleteAfterSec = room === undefined ? planned : Math.min(planned ?? room, room);
+  const adopter = extra(
+    source,
+    source.namespace,
+    `${source.name}-adopt-${orderOf}`,
+    at,
+    deleteAfterSec,
+    "adopter",
+  );
+  return { at, type: "adopt", source: source.key, adopter, deleteAfterSec, orderOf };
 }
 
 function otherNamespace(random: Random, plan: LoadPlan, namespace: string): string {

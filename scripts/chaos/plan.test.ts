@@ -21,7 +21,13 @@ describe("the chaos plan", () => {
       960,
     );
     const whats = new Set(full.resources.flatMap((r) => r.updates.map((u) => u.what)));
-    const short = planLoad(Random.forPurpose(ciSeed(), "load"), namespaces, sizes, 150);
+    const short = planLoad(
+      Random.forPurpose(ciSeed(), "load"),
+      namespaces,
+      sizes,
+      150,
+      Random.forPurpose(ciSeed(), "edits"),
+    );
     const shortWhats = new Set(short.resources.flatMap((r) => r.updates.map((u) => u.what)));
     expect([...shortWhats]).toEqual(
       expect.arrayContaining([

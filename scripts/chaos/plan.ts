@@ -3,6 +3,7 @@ import { instanceTypes, regions, zones } from "../../src/simulator/catalog.ts";
 import { OWN_COMPUTE_CSP } from "../../src/simulator/guesses.ts";
 import type { Kind } from "./cluster.ts";
 import type { Random } from "./random.ts";
+import { editTimes, planDrawnEdits } from "./schema-edits.ts";
 
 /** How a namespace's resources find their credentials, and which credential fault hits it. */
 export type CredentialStyle =
@@ -90,11 +91,13 @@ export function planLoad(
   namespaces: NamespacePlan[],
   sizes: Sizes,
   seconds: number,
+  /** The schema-drawn edits' own stream: they never shift the rest of the plan. */
+  edits: Random = random,
 ): LoadPlan {
   const signatures = random.shuffle(orderSignatures());
   const resources: PlannedResource[] = [];
   for (const ns of namespaces) {
-    const life = new Lifetimes(random, seconds);
+    const life = new Lifetimes(random, seconds, edits);
     const projects = Array.from({ length: sizes.projects }, (_, i) => planProject(random, ns, i, life));
     const apps = Array.from({ length: sizes.apps }, (_, i) =>
       planApp(random, ns, i, random.pick(projects), life),
@@ -116,10 +119,12 @@ export function planLoad(
 class Lifetimes {
   readonly #random: Random;
   readonly seconds: number;
+  readonly edits: Random;
 
-  constructor(random: Random, seconds: number) {
+  constructor(random: Random, seconds: number, edits: Random) {
     this.#random = random;
     this.seconds = seconds;
+    this.edits = edits;
   }
 
   get lastChange(): number {
@@ -182,6 +187,7 @@ function planProject(random: Random, ns: NamespacePlan, i: number, life: Lifetim
       patch: { displayName: serviceName(ns.name, name, 2) },
     });
   }
+  drawnEdits(resource, life);
   return resource;
 }
 
@@ -213,53 +219,40 @@ function planApp(
     ...credentialFields(ns),
   };
   const resource: PlannedResource = { ...base(ns, "App", name, policy), spec, createAt, deleteAt };
+  // The moments come from the load's stream as they did before the edits were drawn (a hand list
+  // took one or two more draws each): the plans of existing seeds, CI's included, stay as they were.
   const count = random.int(0, 3);
+  const times: number[] = [];
   let at = createAt + 2;
   for (let n = 0; n < count; n++) {
     at = life.within(at + 2, deleteAt ?? life.lastChange);
-    resource.updates.push(appUpdate(random, n, at));
+    times.push(at);
+    if (random.int(0, 3) >= 2) random.next();
   }
+  resource.updates.push(...planDrawnEdits(life.edits, resource, times, deleteAt ?? life.lastChange));
   return resource;
-}
-
-function appUpdate(random: Random, n: number, at: number): PlannedUpdate {
-  switch (random.int(0, 3)) {
-    case 0:
-      return { at, what: "App image", type: "patch", patch: { image: `nginx:1.27.${n + 1}` } };
-    case 1:
-      return {
-        at,
-        what: "App ports",
-        type: "patch",
-        patch: {
-          ports: [
-            { port: 80, protocol: "http80_load_balancer" },
-            { port: 8080 + n, protocol: "http80_load_balancer" },
-          ],
-        },
-      };
-    case 2:
-      return {
-        at,
-        what: "App instances",
-        type: "patch",
-        patch: { instances: { min: 1, max: random.int(1, 4) } },
-      };
-    default:
-      return { at, what: "App stopped", type: "patch", patch: { stopped: random.chance(0.5) } };
-  }
 }
 
 function planGrid(random: Random, ns: NamespacePlan, i: number, life: Lifetimes): PlannedResource {
   const name = `grid-${i}`;
   const policy = random.chance(0.2) ? "Orphan" : "Delete";
   const createAt = life.createAt();
-  return {
+  const grid: PlannedResource = {
     ...base(ns, "Grid", name, policy),
     spec: { displayName: serviceName(ns.name, name), deletionPolicy: policy, ...credentialFields(ns) },
     createAt,
     deleteAt: life.deleteAt(createAt, 0.3),
   };
+  drawnEdits(grid, life);
+  return grid;
+}
+
+/** Zero to two edits drawn from the kind's schema (schema-edits.ts), among the planned ones. */
+function drawnEdits(resource: PlannedResource, life: Lifetimes): void {
+  const window: [number, number] = [resource.createAt + 3, resource.deleteAt ?? life.lastChange];
+  const times = editTimes(life.edits, life.edits.int(0, 2), window);
+  resource.updates.push(...planDrawnEdits(life.edits, resource, times, window[1]));
+  resource.updates.sort((a, b) => a.at - b.at);
 }
 
 /**
@@ -342,14 +335,16 @@ function planOrder(
     ...(grid === undefined ? {} : { gridRefs: [{ name: grid.name }] }),
     ...credentialFields(ns),
   };
-  return {
+  const order: PlannedResource = {
     ...base(ns, "ServerOrder", name, policy),
     spec,
     createAt,
     deleteAt,
-    updates: updates.sort((a, b) => a.at - b.at),
+    updates,
     order: terms,
   };
+  drawnEdits(order, life);
+  return order;
 }
 
 /**

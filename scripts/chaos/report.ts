@@ -98,6 +98,9 @@ export function formatReport(result: ChaosResult, verdict: Verdict): string {
     `${fired(result, "slowSpend")}: ${result.delayedSpending} spending calls answered past the client's write timeout (the resource deleted or edited meanwhile)`,
   );
   for (const f of result.faults.failures) out += `    ✗ ${f.type} at ${f.at.toFixed(1)} s: ${f.error}\n`;
+  out += line("moves", `planned ${list(result.moves.planned)}`);
+  out += line("  fired", `${list(result.moves.fired)}; ${result.moves.heldCalls} changing calls while held`);
+  for (const f of result.moves.failures) out += `    ✗ ${f}\n`;
   out += line(
     "objects created",
     `${list(result.creates.acted)} (acted creates: 201, or 202 for a real order, not replayed)`,
@@ -108,10 +111,10 @@ export function formatReport(result: ChaosResult, verdict: Verdict): string {
     `${list(result.destroys)} (acted deletes and stops, for no-destroy-while-managed)`,
   );
   if (result.spend !== undefined) {
-    const { limit, orders, peakMicros } = result.spend;
+    const { limit, orders, appCalls, limitChanges, peakMicros } = result.spend;
     out += line(
       "spend limit",
-      `${limit.namespace} ${decimal(limit.limitMicros)}/h: ${orders} orders placed there, each checked (at least ${decimal(peakMicros)}/h committed at the most)`,
+      `${limit.namespace} ${decimal(limit.limitMicros)}/h (changed ${limitChanges} times): ${orders} orders and ${appCalls} app calls that added spend there, each checked (at least ${decimal(peakMicros)}/h committed at the most)`,
     );
     if (result.spend.atEnd !== undefined) out += line("  at the end", result.spend.atEnd);
   }

@@ -1,5 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { importManifests, type Manifest } from "../../src/cli/import/manifests.ts";
+import { readInventory } from "../../src/cli/import/read.ts";
+import { createHostingClient } from "../../src/hosting/index.ts";
 import type { Logger } from "../../src/telemetry/logger.ts";
 import { checkDestroys, DestroyLog, SimClock } from "./destroys.ts";
 import { checkConverged, checkLogText, checkStalledCalls } from "./end-checks.ts";
@@ -8,6 +11,8 @@ import { FaultDriver, type FaultEvent, planFaults, steadyFaults, tallyFaults } f
 import { actionableReasons, Checker } from "./invariants.ts";
 import { Ledger, Violations } from "./ledger.ts";
 import { type LoadCounts, LoadGenerator, timeline } from "./load.ts";
+import { MoveDriver } from "./moves.ts";
+import { type MoveEvent, moveResources } from "./moves-plan.ts";
 import { CreateLog, checkUntil, collectOrderingCalls, type Readers, readCluster } from "./observer.ts";
 import type { ChaosOptions } from "./options.ts";
 import { ownershipResources } from "./ownership-plan.ts";
@@ -21,6 +26,8 @@ import { describeSpendLimit, planSpendLimit, SpendHistory, type SpendSummary } f
 import type { RunRecord } from "./verdict.ts";
 
 export interface ChaosResult extends RunRecord {
+  /** The moves of issue 44: planned by type, fired by what they were, and why any failed. */
+  moves: { planned: Map<string, number>; fired: Map<string, number>; failures: string[]; heldCalls: number };
   options: ChaosOptions;
   plan: LoadPlan;
   load: LoadCounts;
@@ -71,6 +78,9 @@ interface Run {
   kills: number[];
   /** What went wrong in the run itself, for the verdict. */
   problems: string[];
+  /** The moves of issue 44 (namespace annotations, held creates, SpendLimit changes) and their driver. */
+  moves: MoveEvent[];
+  mover: MoveDriver;
   spend?: SpendSummary;
 }
 
@@ -100,8 +110,8 @@ async function prepare(
   logger: Logger,
   startedAt: number,
 ): Promise<Run> {
-  const { plan, ownership } = seededPlan(options);
-  const ledger = new Ledger(plan, ownershipResources(ownership));
+  const { plan, ownership, moves } = seededPlan(options);
+  const ledger = new Ledger(plan, [...ownershipResources(ownership), ...moveResources(moves)]);
   const violations = new Violations(startedAt);
   const checker = new Checker(ledger, violations, actionableReasons());
   const limit = planSpendLimit(plan);
@@ -119,6 +129,20 @@ async function prepare(
   };
   const command = operatorCommand(options.operator, env.controlPlane.kubeconfigPath, options.clockSpeed);
   const operator = new OperatorSupervisor(command, env.dir, logger);
+  const spend = readers.spend;
+  const mover = new MoveDriver({
+    cluster: env.cluster,
+    simulator: env.simulator,
+    ledger,
+    userId: env.userId,
+    keysOf: (namespace) => keysOf(env, namespace),
+    restartOperator: async () => {
+      await operator.killAndRestart();
+    },
+    violations,
+    limit: spend === undefined ? undefined : { plan: spend.limit, timeline: spend.limits },
+    logger,
+  });
   const driver = new FaultDriver({
     simulator: env.simulator,
     cluster: env.cluster,
@@ -126,7 +150,12 @@ async function prepare(
     otherUserId: env.otherUserId,
     secrets: env.secrets,
     tokens: env.tokens,
-    ownership: { cluster: env.cluster, ledger },
+    ownership: {
+      cluster: env.cluster,
+      ledger,
+      importManifests: () => importedManifests(env),
+      moves: mover.fired,
+    },
     logger,
     restartControlPlane: async () => {
       await env.controlPlane.restart();
@@ -143,6 +172,8 @@ async function prepare(
   });
   const events = [...timed, ...ownership].sort((a, b) => a.at - b.at);
   return {
+    moves,
+    mover,
     options,
     env,
     logger,
@@ -173,6 +204,7 @@ async function chaos(run: Run): Promise<{ skipped: string[]; killsFired: number;
     await Promise.all([
       run.load.run(timeline(run.plan), chaosStart),
       run.driver.run(run.events, chaosStart),
+      run.mover.run(run.moves, chaosStart),
       killAt(run.kills, chaosStart, async () => {
         if (await operator.killAndRestart()) killsFired++;
       }),
@@ -201,7 +233,7 @@ async function settle(run: Run): Promise<{ convergedAt: number | undefined; unse
   await readers.destroys.collect(readers);
   if (readers.spend !== undefined) {
     await collectOrderingCalls(readers);
-    run.spend = readers.spend.check((sim) => readers.clock.toWall(sim), violations);
+    run.spend = readers.spend.check((sim) => readers.clock.toWall(sim), violations, spendingMoves(run));
     const { namespace, name } = readers.spend.limit;
     const atEnd = await readers.cluster.spendLimitStatus(namespace, name).then(
       (status) => describeSpendLimit(status, Date.now()),
@@ -209,7 +241,7 @@ async function settle(run: Run): Promise<{ convergedAt: number | undefined; unse
     );
     run.spend = { ...run.spend, atEnd };
   }
-  checkDestroys(readers.destroys.all(), run.ledger.created(), violations);
+  checkDestroys(readers.destroys.all(), run.ledger.created(), violations, run.ledger.foreign);
   checkConverged(convergedAt, unsettled, options.convergenceTimeoutSec, violations);
   return { convergedAt, unsettled };
 }
@@ -224,8 +256,19 @@ async function summarize(
     unsettled: string[];
   },
 ): Promise<ChaosResult> {
-  const { options, operator, readers, checker, driver } = run;
+  const { options, operator, readers, checker, driver, mover } = run;
+  const fired = [...mover.fired.values()].reduce((a, b) => a + b, 0);
+  if (fired < run.moves.length)
+    run.problems.push(
+      `moves: ${fired} fired of ${run.moves.length} planned${mover.failures.length > 0 ? `; first failure: ${mover.failures[0]}` : ""}`,
+    );
   return {
+    moves: {
+      planned: tallyMoves(run.moves, run.events),
+      fired: mover.fired,
+      failures: mover.failures,
+      heldCalls: mover.heldCalls,
+    },
     options,
     plan: run.plan,
     load: run.load.counts,
@@ -249,6 +292,61 @@ async function summarize(
     wallSec: (Date.now() - run.startedAt) / 1000,
     logDir: options.keep ? run.env.dir : undefined,
   };
+}
+
+/** What `berth import` prints for the account now, read with the suite's own key. */
+async function importedManifests(env: Environment): Promise<Manifest[]> {
+  const [apiKey] = env.checkerTokens;
+  if (apiKey === undefined) throw new Error("no key to import with");
+  const client = createHostingClient({ baseUrl: env.simulator.baseUrl, apiKey });
+  try {
+    return importManifests(await readInventory(client), undefined).manifests;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The IDs of the keys a namespace's resources call with now (its credential style's Secret). */
+function keysOf(env: Environment, namespace: string): string[] {
+  const ns = namespaces.find((n) => n.name === namespace);
+  const stored =
+    ns === undefined ? undefined : env.secrets.get(`${secretOf(ns).namespace}/${secretOf(ns).name}`);
+  return stored === undefined ? [] : [stored.keyId];
+}
+
+function tallyMoves(moves: readonly MoveEvent[], ownership: readonly FaultEvent[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const e of ownership) {
+    if (e.type !== "adopt") continue;
+    const label =
+      e.importSwitchSec !== undefined
+        ? 'berth import then ["*"]'
+        : e.orderOf !== undefined
+          ? `adopt ServerOrder by its ${e.orderOf} order`
+          : undefined;
+    if (label !== undefined) counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  for (const m of moves) {
+    const label =
+      m.type === "spendLimit"
+        ? `spendLimit ${m.action}`
+        : m.type === "heldCreate"
+          ? `heldCreate ${m.hold}`
+          : m.type;
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Moves of the load that add spend in the limited namespace: its Apps, its approved ServerOrders, their updates. */
+function spendingMoves(run: Run): number {
+  const namespace = run.readers.spend?.limit.namespace;
+  return run.plan.resources.filter(
+    (r) =>
+      r.namespace === namespace &&
+      r.role === undefined &&
+      (r.kind === "App" || (r.order !== undefined && !r.order.overBudget)),
+  ).length;
 }
 
 function secretOfStyle(style: CredentialStyle): { namespace: string; name: string } {

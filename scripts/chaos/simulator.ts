@@ -79,6 +79,11 @@ export class SimulatorProcess {
     await this.#send("DELETE", `/keys/${keyId}`);
   }
 
+  /** Sets the simulator's profile (`PUT /_sim/profile`): a preset with some switches changed. */
+  async setProfile(profile: Record<string, unknown>): Promise<void> {
+    await this.#send("PUT", "/profile", profile);
+  }
+
   async addFault(rule: FaultRule): Promise<string> {
     return created.parse(await this.#send("POST", "/faults", rule)).id;
   }

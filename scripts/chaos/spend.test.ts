@@ -11,7 +11,7 @@ import {
 } from "./invariant-fixtures.ts";
 import type { PlannedResource } from "./plan.ts";
 import type { RequestRecord } from "./simulator.ts";
-import { describeSpendLimit, planSpendLimit, SpendHistory } from "./spend.ts";
+import { describeSpendLimit, LimitTimeline, planSpendLimit, SpendHistory } from "./spend.ts";
 
 const t0 = Date.now() - 60_000;
 const cost = { hourly: { amount: "0.1040", currency: "USD" } };
@@ -180,5 +180,109 @@ describe("the SpendLimit at the end of a run", () => {
   it("a SpendLimit not counted yet, and one whose status is not what berth writes", () => {
     expect(describeSpendLimit(undefined, now)).toBe("0/h committed; refused: none");
     expect(describeSpendLimit({ commitments: "many" }, now)).toMatch(/^status unreadable/);
+  });
+});
+
+describe("spend within the limit, for every call that adds spend", () => {
+  const limit = { namespace: "ns", name: "limit", limitMicros: 500_000 };
+  const appCall = (operation: string, at: number, status = 200): RequestRecord => ({
+    at: new Date(at).toISOString(),
+    path: operation === "createApp" ? "/v1/projects/prj_1/apps" : "/v1/projects/prj_1/apps/app_1",
+    requestId: `req_${operation}_${at}`,
+    operation,
+    status,
+    keyId: "key_a",
+    replayed: false,
+    dropped: false,
+  });
+  /** The app's charge (micros/h) in the readings at t0 + 10 s, + 20 s and + 25 s; `call` made at t0 + 15 s. */
+  function appStory(charges: [number, number, number], call = appCall("updateApp", t0 + 15_000), moves = 1) {
+    const { ledger, violations, found } = world();
+    const history = new SpendHistory(limit, ledger);
+    [10_000, 20_000, 25_000].forEach((offset, i) => {
+      const snapshot = service({ projects: [{ id: "prj_1", name: "ns.p-0" }] });
+      const charged = (charges[i] ?? 0) / 1e6;
+      const app = {
+        id: "app_1",
+        name: "ns.app-0",
+        projectId: "prj_1",
+        currentHourlyCost: charged.toFixed(4),
+      };
+      history.observeService({ ...snapshot, apps: [app] }, t0 + offset);
+    });
+    history.addAppCalls([call]);
+    const summary = history.check((sim) => sim, violations, moves);
+    return { found: found(), detail: violations.list()[0]?.detail, summary };
+  }
+
+  it("finds a hardware update that takes a running app past the limit, and names the call", () => {
+    const resized = appStory([12_000, 2_012_000, 2_012_000]);
+    expect(resized.found).toEqual(["spend-within-limit"]);
+    expect(resized.detail).toContain("updateApp /v1/projects/prj_1/apps/app_1");
+    expect(resized.detail).toContain("above its SpendLimit 0.5000/h");
+    expect(resized.summary.appCalls).toBe(1);
+    expect(appStory([12_000, 2_012_000, 2_012_000], appCall("restartApp", t0 + 15_000)).found).toEqual([
+      "spend-within-limit",
+    ]);
+  });
+
+  it("passes a resize within the limit, an update that adds nothing, and a call the service refused", () => {
+    const update = appCall("updateApp", t0 + 15_000);
+    expect(appStory([12_000, 412_000, 412_000]).summary.appCalls).toBe(1);
+    expect(appStory([12_000, 412_000, 412_000]).found).toEqual([]);
+    // A redeploy that dips and comes back, and a refused call, add nothing: no call matched (no moves to miss).
+    expect(appStory([612_000, 0, 612_000], update, 0)).toMatchObject({ found: [], summary: { appCalls: 0 } });
+    const refused = appCall("updateApp", t0 + 15_000, 409);
+    expect(appStory([12_000, 2_012_000, 2_012_000], refused, 0)).toMatchObject({
+      found: [],
+      summary: { appCalls: 0 },
+    });
+  });
+
+  it("holds a call to the limit in effect: lowered, raised, and none while the SpendLimit was deleted", () => {
+    const { ledger, violations, found } = world();
+    const history = new SpendHistory(limit, ledger);
+    history.limits.set(t0 + 1_000, 3_000_000);
+    const snapshot = service({ projects: [{ id: "prj_1", name: "ns.p-0" }] });
+    history.observeService({ ...snapshot, apps: [] }, t0 + 10_000);
+    history.observeService(
+      {
+        ...snapshot,
+        apps: [{ id: "app_1", name: "ns.app-0", projectId: "prj_1", currentHourlyCost: "2.0120" }],
+      },
+      t0 + 20_000,
+    );
+    history.addAppCalls([appCall("createApp", t0 + 15_000, 201)]);
+    history.check((sim) => sim, violations, 1);
+    expect(found()).toEqual([]);
+    history.limits.set(t0 + 5_000, 100_000);
+    history.check((sim) => sim, violations, 1);
+    expect(found()).toEqual(["spend-within-limit"]);
+  });
+
+  it("fails when it matched no call though the load made spending moves, and not when it made none", () => {
+    const { ledger, violations, found } = world();
+    const history = new SpendHistory(limit, ledger);
+    history.check((sim) => sim, violations, 0);
+    expect(found()).toEqual([]);
+    history.check((sim) => sim, violations, 3);
+    expect(found()).toEqual(["spend-within-limit"]);
+    expect(violations.list()[0]?.detail).toContain("matched no call that added spend");
+  });
+});
+
+describe("the SpendLimit over a run", () => {
+  it("holds a call to the most any limit allowed over the lag before it, and to none while it was deleted", () => {
+    const limits = new LimitTimeline(500);
+    limits.set(10_000, 200);
+    limits.set(20_000, undefined);
+    limits.set(30_000, 900);
+    expect(limits.at(5_000, 4_000)).toBe(500);
+    expect(limits.at(12_000, 4_000)).toBe(500);
+    expect(limits.at(15_000, 4_000)).toBe(200);
+    expect(limits.at(25_000, 4_000)).toBeUndefined();
+    expect(limits.at(32_000, 4_000)).toBeUndefined();
+    expect(limits.at(35_000, 4_000)).toBe(900);
+    expect(limits.changes).toBe(3);
   });
 });

@@ -28,10 +28,54 @@ const matchWithinMs = 1000;
 /** The calls that place an order at the service. */
 export const orderingOperations = ["provisionServers", "replaceServer"] as const;
 
+/** The calls that may add spend to an App: its create, start, restart, and an update (hardware, instances, volumes). */
+export const appSpendingOperations = ["createApp", "startApp", "restartApp", "updateApp"] as const;
+/** How long after a call its app's new charge may take to show in a reading (wall ms). */
+const chargeShowsWithinMs = 10_000;
+/** How long a SpendLimit's change may take to reach the operator (wall ms): a call decided before may land after. */
+const limitLagMs = 4000;
+
+/**
+ * The SpendLimit over the run (wall ms): its maxHourlyCost from each change on, undefined while it
+ * is deleted. A call is held to the most any limit allowed over the lag before it, and not checked
+ * when the SpendLimit was gone at any moment of it.
+ */
+export class LimitTimeline {
+  readonly #changes: { at: number; micros: number | undefined }[];
+
+  constructor(initialMicros: number) {
+    this.#changes = [{ at: Number.NEGATIVE_INFINITY, micros: initialMicros }];
+  }
+
+  set(at: number, micros: number | undefined): void {
+    this.#changes.push({ at, micros });
+    this.#changes.sort((a, b) => a.at - b.at);
+  }
+
+  /** The limit a call at `at` is held to, or undefined when none held it throughout the lag before it. */
+  at(at: number, lagMs = limitLagMs): number | undefined {
+    const from = at - lagMs;
+    const inEffect = this.#changes.filter(
+      (c, i) => c.at <= at && (this.#changes[i + 1]?.at ?? Infinity) > from,
+    );
+    if (inEffect.some((c) => c.micros === undefined)) return undefined;
+    return Math.max(...inEffect.map((c) => c.micros ?? 0));
+  }
+
+  /** How many times it changed after the start. */
+  get changes(): number {
+    return this.#changes.length - 1;
+  }
+}
+
 /** What spend-within-limit checked: the calls placed in the namespace, the most counted at one of them. */
 export interface SpendSummary {
   limit: SpendLimitPlan;
   orders: number;
+  /** App calls that added spend in the namespace (create, start, restart, update), each checked. */
+  appCalls: number;
+  /** Changes of the SpendLimit (raised, lowered, deleted, re-created). */
+  limitChanges: number;
   peakMicros: number;
   /** The SpendLimit's room still taken and refusals at the end (describeSpendLimit), when it was read. */
   atEnd?: string;
@@ -115,6 +159,10 @@ type OrderAt = { pending: true } | { failed: true } | { charges: number[] };
 interface ServiceReading {
   at: number;
   orders: Map<string, OrderAt>;
+  /** What each app of the limited namespace is charged now (micros/h), by ID; a person's apps left out. */
+  apps: Map<string, number>;
+  /** Projects of the limited namespace, by ID. */
+  projects: Set<string>;
 }
 
 /** A call berth made that placed `order`, at `at` (wall ms). */
@@ -139,10 +187,18 @@ export class SpendHistory {
   readonly #cluster: ClusterReading[] = [];
   readonly #service: ServiceReading[] = [];
   readonly #calls = new Map<string, RequestRecord>();
+  readonly #appCalls = new Map<string, RequestRecord>();
+  readonly limits: LimitTimeline;
 
   constructor(limit: SpendLimitPlan, ledger: Ledger) {
     this.limit = limit;
     this.#ledger = ledger;
+    this.limits = new LimitTimeline(limit.limitMicros);
+  }
+
+  /** The log's records of the app calls that may add spend. */
+  addAppCalls(records: readonly RequestRecord[]): void {
+    for (const record of records) this.#appCalls.set(record.requestId, record);
   }
 
   /** The log's records of the ordering calls, kept before it rolls over. */
@@ -197,29 +253,101 @@ export class SpendHistory {
             : { charges: servers.map((s) => charge(s, price)) },
       );
     }
-    this.#service.push({ at: readAt, orders });
+    const ns = `${this.limit.namespace}.`;
+    const projects = new Set(snapshot.projects.filter((p) => p.name.startsWith(ns)).map((p) => p.id));
+    const apps = new Map<string, number>();
+    for (const a of snapshot.apps) {
+      if (!a.name.startsWith(ns) || this.#ledger.foreign.has(a.id)) continue;
+      const charged = typeof a.currentHourlyCost === "string" ? parseMoney(a.currentHourlyCost) : undefined;
+      apps.set(a.id, charged ?? 0);
+    }
+    this.#service.push({ at: readAt, orders, apps, projects });
   }
 
   /**
    * Each order berth placed in the limited namespace checked against the limit at the moment it
    * was placed; `toWall` turns a simulated ms into a wall ms.
    */
-  check(toWall: (sim: number) => number, violations: Violations): SpendSummary {
+  check(toWall: (sim: number) => number, violations: Violations, spendingMoves = 0): SpendSummary {
     const placements = this.#placements(toWall);
     const mine = placements.filter((p) => this.#holders.has(p.order.id));
     let peakMicros = 0;
     for (const call of mine) {
       const held = this.committedAt(call, mine);
       peakMicros = Math.max(peakMicros, held.micros);
-      if (held.micros > this.limit.limitMicros) {
+      const limit = this.limits.at(call.at);
+      if (limit !== undefined && held.micros > limit) {
         violations.add(
           "spend-within-limit",
           `${this.limit.namespace} order ${call.order.id}`,
-          `${call.operation} ${call.requestId} placed ${call.order.id} (${call.order.count} × ${money(call.order.price)}/h) taking the namespace to at least ${money(held.micros)}/h, above its SpendLimit ${money(this.limit.limitMicros)}/h: ${held.parts.join(", ")}`,
+          `${call.operation} ${call.requestId} placed ${call.order.id} (${call.order.count} × ${money(call.order.price)}/h) taking the namespace to at least ${money(held.micros)}/h, above its SpendLimit ${money(limit)}/h: ${held.parts.join(", ")}`,
         );
       }
     }
-    return { limit: this.limit, orders: mine.length, peakMicros };
+    const apps = this.#checkAppCalls(toWall, violations);
+    peakMicros = Math.max(peakMicros, apps.peakMicros);
+    if (mine.length + apps.calls === 0 && spendingMoves > 0) {
+      violations.add(
+        "spend-within-limit",
+        `${this.limit.namespace} no spending call`,
+        `matched no call that added spend in ${this.limit.namespace}, though the load made ${spendingMoves} spending moves there: the check saw nothing`,
+      );
+    }
+    return {
+      limit: this.limit,
+      orders: mine.length,
+      appCalls: apps.calls,
+      limitChanges: this.limits.changes,
+      peakMicros,
+    };
+  }
+
+  /**
+   * Each app call of the limited namespace after which its apps cost more (within
+   * chargeShowsWithinMs): what the namespace is charged then (its apps, and the orders its
+   * ServerOrders hold) stays within the SpendLimit the call was made under.
+   */
+  #checkAppCalls(
+    toWall: (sim: number) => number,
+    violations: Violations,
+  ): { calls: number; peakMicros: number } {
+    let calls = 0;
+    let peakMicros = 0;
+    for (const record of this.#appCalls.values()) {
+      if (record.replayed || record.status < 200 || record.status >= 300) continue;
+      const at = toWall(Date.parse(record.at));
+      const projectId = /^\/v1\/projects\/([^/?]+)/.exec(record.path)?.[1];
+      // The most the apps were charged over the half minute before: a redeploy that dips and comes back adds nothing.
+      const before = this.#service.filter((r) => r.at <= at && r.at >= at - 30_000);
+      const after = this.#service.filter((r) => r.at >= at && r.at <= at + chargeShowsWithinMs);
+      if (projectId === undefined || !before.some((r) => r.projects.has(projectId))) continue;
+      const appsBefore = Math.max(...before.map((r) => sum(r.apps)));
+      const added = after.filter((r) => sum(r.apps) > appsBefore);
+      if (added.length === 0) continue;
+      calls++;
+      const limit = this.limits.at(at);
+      for (const reading of added) {
+        const total = sum(reading.apps) + this.#ordersCharged(reading);
+        peakMicros = Math.max(peakMicros, total);
+        if (limit === undefined || total <= limit) continue;
+        violations.add(
+          "spend-within-limit",
+          `${this.limit.namespace} ${record.operation} ${record.requestId}`,
+          `${record.operation} ${record.path} took the namespace's apps from ${money(appsBefore)}/h to ${money(sum(reading.apps))}/h, the namespace to ${money(total)}/h, above its SpendLimit ${money(limit)}/h`,
+        );
+        break;
+      }
+    }
+    return { calls, peakMicros };
+  }
+
+  /** What the orders of the namespace's ServerOrders are charged in a reading. */
+  #ordersCharged(reading: ServiceReading): number {
+    let micros = 0;
+    for (const [id, seen] of reading.orders) {
+      if (this.#holders.has(id) && "charges" in seen) micros += seen.charges.reduce((a, c) => a + c, 0);
+    }
+    return micros;
   }
 
   /** The ordering calls the service acted on, each with the order it made (the nearest in time, once each). */
@@ -301,6 +429,12 @@ function charge(server: { state: string; currentHourlyCost?: unknown }, price: n
   if (billedStates.has(server.state)) return price;
   if (diskStates.has(server.state)) return Math.round(price / 10);
   return 0;
+}
+
+function sum(values: ReadonlyMap<string, number>): number {
+  let total = 0;
+  for (const v of values.values()) total += v;
+  return total;
 }
 
 function money(micros: number): string {
