@@ -119,15 +119,7 @@ const operatorKinds = [
 ] as const;
 
 const labelledSchema = z.object({
-  items: z.array(
-    z.object({
-      metadata: z.object({
-        name: z.string(),
-        namespace: z.string().optional(),
-        selfLink: z.string().optional(),
-      }),
-    }),
-  ),
+  items: z.array(z.object({ metadata: z.object({ name: z.string(), namespace: z.string().optional() }) })),
 });
 
 /** Deletes the operator (Deployment first, so nothing reconciles without its roles), then the rest. */
