@@ -19,6 +19,7 @@ const commands: Record<string, () => Promise<AnyCommand>> = {
   dev: async () => (await import("./commands/dev.ts")).devCommand,
   trace: async () => (await import("./commands/trace.ts")).traceCommand,
   import: async () => (await import("./commands/import.ts")).importCommand,
+  uninstall: async () => (await import("./commands/uninstall.ts")).uninstallCommand,
 };
 
 /** The command of that name, loaded; undefined when there is none. */

@@ -118,7 +118,7 @@ export const permissions: readonly Permission[] = [
     verbs: ["get"],
     resourceNames: plurals.map((plural) => `${plural}.${group}`),
     scope: "cluster",
-    why: "at start, read the berth CRDs' revision label and refuse CRDs older than this operator needs",
+    why: "at start, read the berth CRDs' revision label and refuse CRDs older than this operator needs; when a resource is being deleted, read whether its CRD is too (berth is being removed: release it without calls)",
   },
   {
     apiGroups: ["authentication.k8s.io"],

@@ -182,7 +182,10 @@ describe("the chart's pod, ServiceAccount and monitoring values", () => {
     expect(spec.tolerations).toBeUndefined();
     expect(Object.keys(spec.affinity)).toEqual(["podAntiAffinity"]);
     const container = operatorContainer(findObject(objects, "Deployment", "berth-operator"));
-    expect(container.env.map((variable) => variable.name)).toEqual(["POD_NAMESPACE"]);
+    expect(container.env.map((variable) => variable.name)).toEqual([
+      "POD_NAMESPACE",
+      "BERTH_HOSTING_BASE_URL",
+    ]);
     expect(container.resources).toEqual({
       requests: { cpu: "100m", memory: "128Mi" },
       limits: { cpu: "1", memory: "512Mi" },

@@ -3,9 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
 import { goTool } from "../support/tools.ts";
-import { deployPath, type Manifest, type Output, run } from "./helpers.ts";
+import { deployPath, type Manifest, type Output, run, testHostingBaseUrl } from "./helpers.ts";
 
 export const chart = deployPath("helm", "berth");
+
+/** The chart's one required value, set first so a test's own values may override it. */
+export const hostingBaseUrlValue = `--set=hostingBaseUrl=${testHostingBaseUrl}`;
 
 /** Whether a Helm command succeeded, and if not what it said (`helm lint` reports on stdout). */
 export async function outcome(result: Promise<unknown>): Promise<{ ok: boolean; text: string }> {
@@ -56,6 +59,7 @@ export class Helm {
       "-n",
       namespace,
       "--include-crds",
+      hostingBaseUrlValue,
       ...values,
     ]);
     return { yaml: stdout, objects: toObjects(stdout) };
@@ -74,6 +78,7 @@ export class Helm {
       "-n",
       namespace,
       "--dry-run=client",
+      hostingBaseUrlValue,
       ...values,
     ]);
     const [head = "", notes] = stdout.split(/^NOTES:\n/m);

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubeconfigPath } from "../support/kube.ts";
-import { chart, Helm, outcome } from "./chart.ts";
+import { chart, Helm, hostingBaseUrlValue, outcome } from "./chart.ts";
 import {
   applyForReal,
   dryRunApply,
@@ -93,7 +93,7 @@ afterAll(async () => {
 describe("the Helm chart deploy/helm/berth", () => {
   it("passes helm lint --strict, with default and non-default values and with cert-manager", async () => {
     for (const values of [[], nonDefault, certManager]) {
-      const { stdout } = await helm.run(["lint", "--strict", chart, ...values]);
+      const { stdout } = await helm.run(["lint", "--strict", chart, hostingBaseUrlValue, ...values]);
       expect(stdout).toContain("1 chart(s) linted, 0 chart(s) failed");
     }
   });
@@ -186,6 +186,7 @@ describe("the Helm chart deploy/helm/berth", () => {
         "--create-namespace",
         "--set=credentials.create=true",
         "--set=credentials.apiKey=not-a-real-key",
+        hostingBaseUrlValue,
         // The CRDs are cluster-wide and this cluster's tests install them without Helm's labels,
         // which Helm refuses to adopt: the release deploys without them, as on a cluster whose
         // CRDs are applied by a separate step.

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { get as httpGet } from "node:http";
 import { get as httpsGet } from "node:https";
 import { tmpdir } from "node:os";
@@ -56,9 +56,42 @@ export interface Manifest {
   [field: string]: unknown;
 }
 
-/** `kubectl kustomize` of a folder under deploy/, as the objects it renders. */
-export async function render(folder: string): Promise<{ yaml: string; objects: Manifest[] }> {
-  const { stdout } = await run("kubectl", ["kustomize", deployPath(folder)]);
+/** The base URL the deploy tests install with (each overlay's hosting.env, the chart's hostingBaseUrl). */
+export const testHostingBaseUrl = "https://hosting.test/v1";
+
+/**
+ * A copy of deploy/ in a temporary folder, with `hostingEnv` (null: none) as the hosting.env
+ * of each overlay, as a user writes it before applying one; removed after `use`.
+ */
+export async function withHostingEnv<T>(
+  hostingEnv: string | null,
+  use: (deployCopy: string) => Promise<T>,
+): Promise<T> {
+  const dir = await mkdtemp(path.join(tmpdir(), "berth-deploy-"));
+  try {
+    await cp(deployPath(), dir, { recursive: true });
+    if (hostingEnv !== null) {
+      for (const overlay of await readdir(path.join(dir, "overlays"))) {
+        await writeFile(path.join(dir, "overlays", overlay, "hosting.env"), hostingEnv);
+      }
+    }
+    return await use(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `kubectl kustomize` of a folder under deploy/, as the objects it renders; an overlay with
+ * `hostingEnv` as its hosting.env (null: none; by default, BERTH_HOSTING_BASE_URL=testHostingBaseUrl).
+ */
+export async function render(
+  folder: string,
+  hostingEnv: string | null = `BERTH_HOSTING_BASE_URL=${testHostingBaseUrl}\n`,
+): Promise<{ yaml: string; objects: Manifest[] }> {
+  const { stdout } = await withHostingEnv(hostingEnv, (copy) =>
+    run("kubectl", ["kustomize", path.join(copy, folder)]),
+  );
   return { yaml: stdout, objects: parseAllDocuments(stdout).map((document) => document.toJS() as Manifest) };
 }
 
@@ -94,6 +127,17 @@ export async function renderInNamespace(
   namespace: string,
   perInstall = false,
 ): Promise<Manifest[]> {
+  return withHostingEnv(`BERTH_HOSTING_BASE_URL=${testHostingBaseUrl}\n`, (deployCopy) =>
+    renderCopyInNamespace(deployCopy, folder, namespace, perInstall),
+  );
+}
+
+async function renderCopyInNamespace(
+  deployCopy: string,
+  folder: string,
+  namespace: string,
+  perInstall: boolean,
+): Promise<Manifest[]> {
   const dir = await mkdtemp(path.join(tmpdir(), "berth-kustomize-"));
   try {
     const suffix = {
@@ -107,7 +151,7 @@ export async function renderInNamespace(
       ],
     };
     const kustomization = {
-      resources: [path.relative(dir, deployPath(folder))],
+      resources: [path.relative(dir, path.join(deployCopy, folder))],
       transformers: [
         stringify({
           apiVersion: "builtin",

@@ -18,7 +18,7 @@ const packageJson = JSON.parse(readFileSync(path.join(repoRoot, "package.json"),
 };
 
 /** Programs the docs may show that have nothing of berth's to check but their paths. */
-const plainPrograms = new Set(["curl", "grep", "date", "git", "docker", "kustomize"]);
+const plainPrograms = new Set(["curl", "grep", "date", "git", "docker", "kustomize", "echo"]);
 
 /** Problems with one command; empty when it checks out. */
 export async function checkCommand(command: Command): Promise<string[]> {

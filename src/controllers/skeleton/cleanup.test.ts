@@ -139,6 +139,23 @@ describe("planFor: the skeleton decides deletion, suspend, Orphan and the finali
     );
     expect(plan.release).toEqual({ orphan: true });
   });
+
+  it("releases without calls under Delete when the resource's CRD is being deleted, saying why", () => {
+    const removing = {
+      policies: ["*"] as const,
+      deletionPolicy: "Orphan" as const,
+      paused: undefined,
+      uninstalling: "toys.berth.dev",
+    };
+    const plan = planFor(plans, toy({}, { deletionTimestamp: deleting }), known, now, undefined, removing);
+    expect(plan.from).toBe("report");
+    expect(stepsOf(plan)).toEqual(["removeFinalizer"]);
+    const because = "its CRD toys.berth.dev is being deleted: berth is being removed";
+    expect(plan.release).toEqual({ orphan: true, because });
+    expect(getCondition(plan.status.conditions, "Ready")?.message).toBe(
+      `releasing; it stays at the service (${because})`,
+    );
+  });
 });
 
 describe("planFor: a deletion asks the service again before it releases", () => {

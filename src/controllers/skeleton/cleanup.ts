@@ -13,7 +13,8 @@ import { noChange, problemChange, suspended } from "./condition-changes.ts";
 import { type Blocking, mayStillAct } from "./intents.ts";
 import type { BaseKnowledge, BasePlan, Resource } from "./kind.ts";
 import type { OwnedField } from "./owned.ts";
-import { type Allowance, allowanceOf, releasesWithoutCalls } from "./policies.ts";
+import { allowanceOf, releasesWithoutCalls } from "./policies.ts";
+import { type DeletionAllowance, releaseNote } from "./uninstall.ts";
 
 /** A kind's plan with the skeleton's own step on the finalizer. */
 export type Decided<P> = P & {
@@ -44,7 +45,8 @@ function holdsFinalizer(resource: Resource): boolean {
  * known. While a Pending intent is unsettled (`blocking`), that plan calls nothing and its status
  * says what is being settled. The deletion policy and management policies come from `allowance`
  * (the resource's, else its Namespace's, else the operator's): without Delete, a deletion releases
- * without calls as Orphan does. Pure.
+ * without calls as Orphan does, and so does a resource whose CRD is being deleted (`uninstalling`:
+ * removing berth never deletes what it managed). Pure.
  */
 export function planFor<R extends Resource, K extends BaseKnowledge, P extends BasePlan<unknown>>(
   kind: Plans<R, K, P>,
@@ -52,7 +54,7 @@ export function planFor<R extends Resource, K extends BaseKnowledge, P extends B
   knowledge: K,
   now: Date,
   blocking?: Blocking,
-  allowance: Allowance = allowanceOf(resource, noNamespaceDefaults),
+  allowance: DeletionAllowance = allowanceOf(resource, noNamespaceDefaults),
 ): Decided<P> {
   const plan = chosenPlan(kind, resource, knowledge, now, allowance);
   return blocking === undefined ? plan : settlingPlan(plan, { resource, knowledge }, blocking, now);
@@ -63,16 +65,18 @@ function chosenPlan<R extends Resource, K extends BaseKnowledge, P extends BaseP
   resource: R,
   knowledge: K,
   now: Date,
-  allowance: Allowance,
+  allowance: DeletionAllowance,
 ): Decided<P> {
   const generation = resource.metadata.generation ?? 0;
   const held = holdsFinalizer(resource);
   if (resource.metadata.deletionTimestamp !== undefined) {
     if (!held) return kind.report(resource, knowledge, noChange(), now);
     if (releasesWithoutCalls(allowance)) {
-      const why = allowance.deletionPolicy === "Orphan" ? "" : " (managementPolicies allow no Delete)";
+      const plain = allowance.deletionPolicy === "Orphan" && allowance.uninstalling === undefined;
+      const why = plain ? "" : ` (${releaseNote(allowance)})`;
       const releasing = reconciling(Reason.Deleting, `releasing; it stays at the service${why}`, generation);
-      return { ...kind.report(resource, knowledge, releasing, now), release: { orphan: true } };
+      const because = allowance.uninstalling === undefined ? {} : { because: releaseNote(allowance) };
+      return { ...kind.report(resource, knowledge, releasing, now), release: { orphan: true, ...because } };
     }
     return beforeRelease(kind, resource, knowledge, kind.planCleanup(resource, knowledge, now), now);
   }

@@ -5,18 +5,19 @@ import { type Decided, hasWork, planFor } from "./cleanup.ts";
 import { problemChange } from "./condition-changes.ts";
 import type { Blocking } from "./intents.ts";
 import type { Action, BaseKnowledge, BasePlan, Kind, Resource } from "./kind.ts";
-import { type Allowance, gatePlan } from "./policies.ts";
+import { gatePlan } from "./policies.ts";
 import { type Progress, performRound, type RoundStart, type Stop } from "./round.ts";
 import { settleIntents } from "./settlement.ts";
 import { spendProblem } from "./spend-gate.ts";
+import type { DeletionAllowance } from "./uninstall.ts";
 import { reportedDifference } from "./unrevertable.ts";
 
 /** Where one reconcile starts acting from. */
 export interface ConvergeStart<R extends Resource, K> extends RoundStart<R> {
   resource: R;
   knowledge: K;
-  /** Which calls the policies and a pause allow (see `gatePlan`). */
-  allowance: Allowance;
+  /** Which calls the policies and a pause allow (see `gatePlan`), and whether berth is being removed. */
+  allowance: DeletionAllowance;
 }
 
 /** Where it left off: the object (undefined once released), what is known, and the plan whose status is written. */

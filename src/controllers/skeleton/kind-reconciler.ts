@@ -15,6 +15,7 @@ import { allowanceOf, withAllowance } from "./policies.ts";
 import { leaveToHolder, standAside } from "./refusal.ts";
 import { isSettled, requeue } from "./schedule.ts";
 import { invalidSpec, writeBack } from "./status.ts";
+import { withUninstall } from "./uninstall.ts";
 
 export type { Resource } from "./kind.ts";
 
@@ -66,7 +67,13 @@ export function kindReconciler<
     const parsed = parseForReconcile(kind.schema, fresh);
     if (!parsed.success) return invalidSpec(deps, kind.type, fresh, parsed.error.issues);
     // Its policies: its own, else its Namespace's, else the operator's; and whether a pause holds it.
-    const allowance = allowanceOf(parsed.data, deps.management.forNamespace(fresh.metadata.namespace));
+    // Going away because its CRD is: released without calls (uninstall.ts).
+    const allowance = await withUninstall(
+      deps.kube,
+      kind.type,
+      fresh,
+      allowanceOf(parsed.data, deps.management.forNamespace(fresh.metadata.namespace)),
+    );
     const claimTarget = {
       deps,
       type: kind.type,

@@ -74,6 +74,8 @@ export interface Written<R extends Resource> {
 export interface Release {
   warning?: { reason: string; message: string } | undefined;
   orphan?: boolean;
+  /** Why an orphan release calls nothing, when not its deletionPolicy (see uninstall.ts). */
+  because?: string | undefined;
 }
 
 /** Where one reconcile writes its object, made once per reconcile. */
@@ -133,7 +135,7 @@ export async function releaseFinalizer<R extends Resource>(
   await removeFinalizer(writes.kube, writes.kind.type, object, finalizer);
   if (release.orphan === true) {
     const what = (writes.kind.externalId ?? "").replace(/Id$/, "") || "object";
-    const note = `left the ${what} at the service (deletionPolicy: Orphan)`;
+    const note = `left the ${what} at the service (${release.because ?? "deletionPolicy: Orphan"})`;
     writes.recorder.record(object, "Normal", "Orphaned", note, "removeFinalizer");
   }
 }
