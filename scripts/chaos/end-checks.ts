@@ -1,6 +1,6 @@
-import { conditionOf } from "./cluster.ts";
 import { summary } from "./invariants.ts";
 import { statusId, type Tracked, type Violations } from "./ledger.ts";
+import { conditionOf } from "./resource.ts";
 
 /** Calls a Stalled resource may make per minute of the operator's (the simulated) clock. */
 export const stalledCallsPerMinute = 5;
@@ -31,10 +31,11 @@ export function checkStalledCalls(
   }
 }
 
-/** No API key in any line the operator wrote, over all its lives. */
-export function checkLogText(text: string, tokens: string[], violations: Violations): void {
+/** No API key in any line the operator wrote, over all its lives; how many lines it searched. */
+export function checkLogText(text: string, tokens: string[], violations: Violations): number {
+  const written = text.split("\n").filter((line) => line !== "");
   for (const token of tokens) {
-    const lines = text.split("\n").filter((line) => line.includes(token));
+    const lines = written.filter((line) => line.includes(token));
     if (lines.length > 0) {
       violations.add(
         "no-key-in-logs",
@@ -43,6 +44,7 @@ export function checkLogText(text: string, tokens: string[], violations: Violati
       );
     }
   }
+  return tokens.length === 0 ? 0 : written.length;
 }
 
 /**

@@ -25,6 +25,13 @@ export function steadyFaults(): FaultRule[] {
   ];
 }
 
+/** A steady fault's name in the run's tally: what it does and to which operation. */
+export function steadyFaultName(rule: FaultRule): string {
+  return rule.dropResponse === true
+    ? `act-then-drop on ${rule.operation}`
+    : `${rule.status} on every operation`;
+}
+
 export type FaultEvent =
   | { at: number; type: "storm"; seconds: number; retryAfterSec: number; simulatedSec: number }
   /** `onlyCreates`: every create is slow (in flight while the operator is killed); else half of all requests. */
@@ -333,11 +340,15 @@ export class FaultDriver {
     this.delayedSpending += delayed;
   }
 
+  /** The rules hold for `seconds`; it did not fire unless a request hit one of them meanwhile. */
   async #during(seconds: number, ...rules: FaultRule[]): Promise<void> {
     const { simulator } = this.#targets;
     const ids: string[] = [];
     for (const rule of rules) ids.push(await simulator.addFault(rule));
     await sleep(seconds * 1000);
+    const hits = await simulator.faultHits();
     for (const id of ids) await simulator.removeFault(id);
+    if (ids.every((id) => (hits.get(id) ?? 0) === 0))
+      throw new FaultNotApplied(`no request hit it in ${seconds.toFixed(1)} s`);
   }
 }

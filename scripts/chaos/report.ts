@@ -70,6 +70,11 @@ export function formatReport(result: ChaosResult, verdict: Verdict): string {
   out += line("faults: 5xx", `${fivexx} responses (${percent(fivexx)}; 20% rule on every operation)`);
   out += line("  act-then-drop", `${list(result.creates.dropped)} (key forgotten; 5% rule on the creates)`);
   out += line(
+    "  steady rules hit",
+    result.faults.steady.map((f) => `${f.name} ${f.hits}`).join(", ") ||
+      "none (the run had no steady faults)",
+  );
+  out += line(
     "  429 storms",
     `${fired(result, "storm")}: ${statuses.get(429) ?? 0} responses (Retry-After up to 60 simulated s)`,
   );
