@@ -40,7 +40,7 @@ export function checkLogText(text: string, tokens: string[], violations: Violati
       violations.add(
         "no-key-in-logs",
         `key …${token.slice(-4)}`,
-        `${lines.length} log lines, e.g. ${lines[0]?.slice(0, 200).replace(token, "<key>")}`,
+        `${lines.length} log lines, e.g. ${lines[0]?.replaceAll(token, "<key>").slice(0, 200)}`,
       );
     }
   }
