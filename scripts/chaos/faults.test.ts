@@ -7,6 +7,7 @@ import {
   steadyFaultName,
   steadyFaults,
   tallyFaults,
+  tallySteady,
 } from "./faults.ts";
 import { Ledger } from "./ledger.ts";
 import { verdict } from "./verdict.ts";
@@ -131,13 +132,41 @@ describe("a storm or latency spike", () => {
 describe("the steady faults", () => {
   it("are named by what they do, each create's drop and each 5xx on its own", () => {
     expect(steadyFaults().map(steadyFaultName)).toEqual([
-      "act-then-drop on createProject",
-      "act-then-drop on createApp",
-      "act-then-drop on createGrid",
-      "act-then-drop on provisionServers",
+      ...["createProject", "createApp", "createGrid", "provisionServers"].flatMap((operation) => [
+        `act-then-drop on ${operation}`,
+        `act-then-drop on ${operation}`,
+      ]),
       "500 on every operation",
       "502 on every operation",
       "503 on every operation",
+    ]);
+  });
+
+  it("drop each kind's first create for certain, and 5 % of the others", () => {
+    const drops = steadyFaults().filter((rule) => rule.operation === "createGrid");
+    expect(drops).toEqual([
+      { operation: "createGrid", dropResponse: true, forgetIdempotency: true, times: 1 },
+      { operation: "createGrid", dropResponse: true, forgetIdempotency: true, probability: 0.05 },
+    ]);
+  });
+
+  it("are tallied by name over their rules: a fault hit by either of its rules was hit", () => {
+    const added = [
+      { name: "act-then-drop on createGrid", id: "f1" },
+      { name: "act-then-drop on createGrid", id: "f2" },
+      { name: "act-then-drop on createApp", id: "f3" },
+      { name: "act-then-drop on createApp", id: "f4" },
+      { name: "500 on every operation", id: "f5" },
+    ];
+    const hits = new Map([
+      ["f1", 1],
+      ["f2", 3],
+      ["f5", 40],
+    ]);
+    expect(tallySteady(added, hits)).toEqual([
+      { name: "act-then-drop on createGrid", hits: 4 },
+      { name: "act-then-drop on createApp", hits: 0 },
+      { name: "500 on every operation", hits: 40 },
     ]);
   });
 });

@@ -12,6 +12,7 @@ import {
   steadyFaultName,
   steadyFaults,
   tallyFaults,
+  tallySteady,
 } from "./faults.ts";
 import { actionableReasons, Checker } from "./invariants.ts";
 import { Ledger, Violations } from "./ledger.ts";
@@ -208,7 +209,7 @@ async function chaos(run: Run): Promise<ChaosPhase> {
   await env.simulator.clearFaults();
   const chaosEnd = Date.now();
   run.logger.info({ seconds: (chaosEnd - chaosStart) / 1000 }, "chaos over; waiting for convergence");
-  const steady = steadyIds.map(({ name, id }) => ({ name, hits: hits.get(id) ?? 0 }));
+  const steady = tallySteady(steadyIds, hits);
   return { skipped, killsFired, chaosEnd, steady };
 }
 
