@@ -238,6 +238,4 @@ async function ignoreNotFound(call: Promise<unknown>): Promise<void> {
   }
 }
 
-export function conditionOf(resource: Resource, type: string): Condition | undefined {
-  return resource.status?.conditions?.find((c) => c.type === type);
-}
+export { conditionOf } from "./resource.ts";

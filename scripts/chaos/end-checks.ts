@@ -1,6 +1,6 @@
-import { conditionOf } from "./cluster.ts";
 import { summary } from "./invariants.ts";
 import { statusId, type Tracked, type Violations } from "./ledger.ts";
+import { conditionOf } from "./resource.ts";
 
 /** Calls a Stalled resource may make per minute of the operator's (the simulated) clock. */
 export const stalledCallsPerMinute = 5;
@@ -31,18 +31,20 @@ export function checkStalledCalls(
   }
 }
 
-/** No API key in any line the operator wrote, over all its lives. */
-export function checkLogText(text: string, tokens: string[], violations: Violations): void {
+/** No API key in any line the operator wrote, over all its lives; how many lines it searched. */
+export function checkLogText(text: string, tokens: string[], violations: Violations): number {
+  const written = text.split("\n").filter((line) => line !== "");
   for (const token of tokens) {
-    const lines = text.split("\n").filter((line) => line.includes(token));
+    const lines = written.filter((line) => line.includes(token));
     if (lines.length > 0) {
       violations.add(
         "no-key-in-logs",
         `key …${token.slice(-4)}`,
-        `${lines.length} log lines, e.g. ${lines[0]?.slice(0, 200).replace(token, "<key>")}`,
+        `${lines.length} log lines, e.g. ${lines[0]?.replaceAll(token, "<key>").slice(0, 200)}`,
       );
     }
   }
+  return tokens.length === 0 ? 0 : written.length;
 }
 
 /**

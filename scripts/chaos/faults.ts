@@ -10,19 +10,38 @@ import type { FaultRule, SimulatorProcess } from "./simulator.ts";
 /** The creates the service may act on and then drop, forgetting the idempotency key. */
 export const createOperations = ["createProject", "createApp", "createGrid", "provisionServers"];
 
-/** Faults present the whole chaos: 5 % act-then-drop on creates, then 20 % 5xx on everything. */
+/**
+ * Faults present the whole chaos: act-then-drop on each kind's first create and 5 % of the others,
+ * then 20 % 5xx on everything. The first create is certain, so that every run meets each kind's
+ * dropped create (a short run makes a handful of Grids: 5 % alone would miss them in most runs).
+ */
 export function steadyFaults(): FaultRule[] {
   // Three independent rolls of p hit 1 − (1 − p)³ = 20 % of the requests the drops left alone.
   const p = 1 - 0.8 ** (1 / 3);
   return [
-    ...createOperations.map((operation) => ({
-      operation,
-      dropResponse: true,
-      forgetIdempotency: true,
-      probability: 0.05,
-    })),
+    ...createOperations.flatMap((operation) => [
+      { operation, dropResponse: true, forgetIdempotency: true, times: 1 },
+      { operation, dropResponse: true, forgetIdempotency: true, probability: 0.05 },
+    ]),
     ...[500, 502, 503].map((status) => ({ operation: "*", status, probability: Number(p.toFixed(4)) })),
   ];
+}
+
+/** A steady fault's name in the run's tally: what it does and to which operation. */
+export function steadyFaultName(rule: FaultRule): string {
+  return rule.dropResponse === true
+    ? `act-then-drop on ${rule.operation}`
+    : `${rule.status} on every operation`;
+}
+
+/** The requests each steady fault hit, over the rules it is made of (`added`: each rule's name and id). */
+export function tallySteady(
+  added: readonly { name: string; id: string }[],
+  hits: ReadonlyMap<string, number>,
+): { name: string; hits: number }[] {
+  const byName = new Map<string, number>();
+  for (const { name, id } of added) byName.set(name, (byName.get(name) ?? 0) + (hits.get(id) ?? 0));
+  return [...byName].map(([name, count]) => ({ name, hits: count }));
 }
 
 export type FaultEvent =
@@ -333,11 +352,15 @@ export class FaultDriver {
     this.delayedSpending += delayed;
   }
 
+  /** The rules hold for `seconds`; it did not fire unless a request hit one of them meanwhile. */
   async #during(seconds: number, ...rules: FaultRule[]): Promise<void> {
     const { simulator } = this.#targets;
     const ids: string[] = [];
     for (const rule of rules) ids.push(await simulator.addFault(rule));
     await sleep(seconds * 1000);
+    const hits = await simulator.faultHits();
     for (const id of ids) await simulator.removeFault(id);
+    if (ids.every((id) => (hits.get(id) ?? 0) === 0))
+      throw new FaultNotApplied(`no request hit it in ${seconds.toFixed(1)} s`);
   }
 }

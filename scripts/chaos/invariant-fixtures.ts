@@ -2,7 +2,7 @@
 import { instanceTypes } from "../../src/simulator/catalog.ts";
 import type { Condition, Kind, Resource } from "./cluster.ts";
 import type { InvariantName } from "./invariant-names.ts";
-import { Checker } from "./invariants.ts";
+import { actionableReasons, Checker } from "./invariants.ts";
 import { Ledger, type Tracked, Violations } from "./ledger.ts";
 import { type PlannedResource, resourceKey, signatureOf } from "./plan.ts";
 import type { ServiceOrder, ServiceSnapshot } from "./service.ts";
@@ -22,8 +22,16 @@ export const stalled = (reason: string): Condition => ({
   reason,
   observedGeneration: generation,
 });
-/** The Stalled reasons the checker takes as actionable (the README's table, in the run). */
-export const actionable = ["InvalidSpec", "OverBudget", "ServerFailed"];
+/** A clock that moves only when slept on, by as long as asked. */
+export function steppingClock(start: number) {
+  let now = start;
+  return {
+    now: () => now,
+    sleep: async (ms: number) => {
+      now += ms;
+    },
+  };
+}
 
 export function project(name: string, policy: "Delete" | "Orphan" = "Delete"): PlannedResource {
   return {
@@ -83,7 +91,7 @@ export function serverOrder(
 export function world(...resources: PlannedResource[]) {
   const ledger = new Ledger({ namespaces: [], resources });
   const violations = new Violations(Date.now());
-  const checker = new Checker(ledger, violations, new Set(actionable), Date.now() - 60_000);
+  const checker = new Checker(ledger, violations, actionableReasons(), Date.now() - 60_000);
   for (const tracked of ledger.all()) {
     tracked.created = true;
     tracked.createdAt = Date.now() - 60_000;

@@ -13,6 +13,7 @@ import {
   stalled,
   world,
 } from "./invariant-fixtures.ts";
+import { actionableReasons } from "./invariants.ts";
 import type { PlannedResource } from "./plan.ts";
 import type { RequestRecord } from "./simulator.ts";
 
@@ -177,5 +178,57 @@ describe("the destroy log", () => {
       clock,
     );
     expect(log.all()).toEqual([]);
+  });
+});
+
+describe("the Stalled reasons a person can act on", () => {
+  it("are those docs/troubleshooting/reasons.yaml lists under Stalled first", () => {
+    const reasons = actionableReasons();
+    for (const reason of [
+      "AlreadyManaged",
+      "InvalidSpec",
+      "OverBudget",
+      "SpendLimitExceeded",
+      "DependentsExist",
+    ])
+      expect(reasons, reason).toContain(reason);
+    // Stalled only when the service refuses for good; Reconciling first otherwise.
+    for (const reason of ["HostingError", "Progressing", "DeleteHeld", "Succeeded", "Deferred"])
+      expect(reasons, reason).not.toContain(reason);
+  });
+
+  it("take only an entry's first condition, and a source without any is an error", () => {
+    const entry = (conditions: ("Stalled" | "Reconciling" | "Ready")[]) => ({
+      conditions,
+      means: "m",
+      do: "d",
+    });
+    const source = (reasons: Record<string, ReturnType<typeof entry>>) => ({
+      reasons,
+      startup: { operator: {}, controlPlane: {} },
+      notes: [],
+    });
+    const reasons = actionableReasons(
+      source({ A: entry(["Stalled"]), B: entry(["Reconciling", "Stalled"]), C: entry(["Stalled", "Ready"]) }),
+    );
+    expect([...reasons]).toEqual(["A", "C"]);
+    expect(() => actionableReasons(source({ B: entry(["Reconciling", "Stalled"]) }))).toThrow(
+      "no Stalled reasons found in docs/troubleshooting/reasons.yaml",
+    );
+  });
+
+  it("settle a resource Stalled for one of them, at its generation; one Stalled for another does not", () => {
+    const end = (conditions: Condition[]) => {
+      const p = project("p-0");
+      const { checker } = world(p);
+      checker.observeCluster(
+        cluster({ kind: "Project", resource: inCluster(p, { projectId: "prj_1" }, conditions) }),
+        ago(0),
+      );
+      return checker.unsettled();
+    };
+    expect(end([stalled("CredentialsRejected")])).toEqual([]);
+    expect(end([stalled("HostingError")])).toHaveLength(1);
+    expect(end([{ ...stalled("CredentialsRejected"), observedGeneration: generation - 1 }])).toHaveLength(1);
   });
 });

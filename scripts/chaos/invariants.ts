@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { instanceTypes } from "../../src/simulator/catalog.ts";
-import { type ReasonsSource, readReasonsSource } from "../docs/troubleshooting.ts";
-import { conditionOf, type Kind, type Resource } from "./cluster.ts";
+import { type ReasonsSource, readReasonsSource } from "../docs/reasons-source.ts";
+import type { Kind, Resource } from "./cluster.ts";
 import { approvedDuring, type Ledger, statusId, type Tracked, type Violations } from "./ledger.ts";
 import { decimal, type Role, resourceKey, signatureOf } from "./plan.ts";
+import { conditionOf } from "./resource.ts";
 import type { ServiceOrder, ServiceSnapshot } from "./service.ts";
 
 /** One object at the service, attributed to the resource it belongs to. */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../../src/telemetry/logger.ts";
 import { OperatorSupervisor } from "./processes.ts";
 
@@ -53,10 +53,26 @@ describe("the operator supervisor", () => {
       expect(operator.pids).toHaveLength(3);
       // The one running is found by its marker: the check below can see a survivor.
       expect(commandLine(operator.pids[2] ?? 0)).toContain(marker);
+      expect(operator.unexpectedExits).toEqual([]);
     } finally {
       await operator.stop();
     }
     expect(survivors(operator.pids, marker)).toEqual([]);
+  });
+
+  it("records an exit nobody asked for, and starts the operator again", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "berth-supervisor-"));
+    dirs.push(dir);
+    const crashing = { args: ["-e", "process.exit(3)"], env: {} };
+    const operator = new OperatorSupervisor(crashing, dir, createLogger({ level: "silent" }));
+    operator.start();
+    try {
+      await vi.waitFor(() => expect(operator.starts).toBeGreaterThanOrEqual(2), { timeout: 20_000 });
+    } finally {
+      await operator.stop();
+    }
+    expect(operator.unexpectedExits[0]).toBe("exit 3");
+    expect(operator.kills).toBe(0);
   });
 
   it("does not count a kill when no operator runs", async () => {

@@ -68,7 +68,15 @@ export function formatReport(result: ChaosResult, verdict: Verdict): string {
   );
   out += line("hosting requests", `${total} (all keys, the suite's reads included)`);
   out += line("faults: 5xx", `${fivexx} responses (${percent(fivexx)}; 20% rule on every operation)`);
-  out += line("  act-then-drop", `${list(result.creates.dropped)} (key forgotten; 5% rule on the creates)`);
+  out += line(
+    "  act-then-drop",
+    `${list(result.creates.dropped)} (key forgotten; each kind's first create and 5% of the others)`,
+  );
+  out += line(
+    "  steady rules hit",
+    result.faults.steady.map((f) => `${f.name} ${f.hits}`).join(", ") ||
+      "none (the run had no steady faults)",
+  );
   out += line(
     "  429 storms",
     `${fired(result, "storm")}: ${statuses.get(429) ?? 0} responses (Retry-After up to 60 simulated s)`,

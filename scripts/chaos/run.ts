@@ -4,10 +4,19 @@ import { importManifests, type Manifest } from "../../src/cli/import/manifests.t
 import { readInventory } from "../../src/cli/import/read.ts";
 import { createHostingClient } from "../../src/hosting/index.ts";
 import type { Logger } from "../../src/telemetry/logger.ts";
+import { converge } from "./convergence.ts";
 import { checkDestroys, DestroyLog, SimClock } from "./destroys.ts";
 import { checkConverged, checkLogText, checkStalledCalls } from "./end-checks.ts";
 import { type Environment, namespaces, operatorCommand, secretOf, startEnvironment } from "./environment.ts";
-import { FaultDriver, type FaultEvent, planFaults, steadyFaults, tallyFaults } from "./faults.ts";
+import {
+  FaultDriver,
+  type FaultEvent,
+  planFaults,
+  steadyFaultName,
+  steadyFaults,
+  tallyFaults,
+  tallySteady,
+} from "./faults.ts";
 import { actionableReasons, Checker } from "./invariants.ts";
 import { Ledger, Violations } from "./ledger.ts";
 import { type LoadCounts, LoadGenerator, timeline } from "./load.ts";
@@ -23,7 +32,7 @@ import { seededPlan } from "./seeded-plan.ts";
 import { ServiceReader } from "./service.ts";
 import type { SimStats } from "./simulator.ts";
 import { describeSpendLimit, planSpendLimit, SpendHistory, type SpendSummary } from "./spend.ts";
-import type { RunRecord } from "./verdict.ts";
+import type { RunRecord, SteadyFaultTally } from "./verdict.ts";
 
 export interface ChaosResult extends RunRecord {
   /** The moves of issue 44: planned by type, fired by what they were, and why any failed. */
@@ -82,6 +91,16 @@ interface Run {
   moves: MoveEvent[];
   mover: MoveDriver;
   spend?: SpendSummary;
+  /** Lines of the operator's log searched for keys. */
+  logLines?: number;
+}
+
+/** What the chaos phase did, for the summary. */
+interface ChaosPhase {
+  skipped: string[];
+  killsFired: number;
+  chaosEnd: number;
+  steady: SteadyFaultTally[];
 }
 
 async function underChaos(options: ChaosOptions, env: Environment, logger: Logger, startedAt: number) {
@@ -94,11 +113,11 @@ async function underChaos(options: ChaosOptions, env: Environment, logger: Logge
   }
   run.operator.start();
   try {
-    const { skipped, killsFired, chaosEnd } = await chaos(run);
-    const { convergedAt, unsettled } = await settle(run);
+    const phase = await chaos(run);
+    const settled = await settle(run);
     await run.operator.stop();
     await checkLogs(run);
-    return await summarize(run, { skipped, killsFired, chaosEnd, convergedAt, unsettled });
+    return await summarize(run, phase, settled);
   } finally {
     await run.operator.stop();
   }
@@ -192,10 +211,15 @@ async function prepare(
   };
 }
 
-/** Load, timed faults and kills at once, checked every few seconds; every fault cleared at the end. */
-async function chaos(run: Run): Promise<{ skipped: string[]; killsFired: number; chaosEnd: number }> {
+/**
+ * Load, timed faults and kills at once, checked every few seconds; every fault cleared at the end,
+ * once the steady ones' hits are read.
+ */
+async function chaos(run: Run): Promise<ChaosPhase> {
   const { env, options, operator } = run;
-  for (const rule of steadyFaults()) await env.simulator.addFault(rule);
+  const steadyIds: { name: string; id: string }[] = [];
+  for (const rule of steadyFaults())
+    steadyIds.push({ name: steadyFaultName(rule), id: await env.simulator.addFault(rule) });
   const chaosStart = Date.now();
   let chaosOver = false;
   let killsFired = 0;
@@ -213,17 +237,37 @@ async function chaos(run: Run): Promise<{ skipped: string[]; killsFired: number;
     chaosOver = true;
   }
   const skipped = await checking;
+  const hits = await env.simulator.faultHits();
   await env.simulator.clearFaults();
   const chaosEnd = Date.now();
   run.logger.info({ seconds: (chaosEnd - chaosStart) / 1000 }, "chaos over; waiting for convergence");
-  return { skipped, killsFired, chaosEnd };
+  const steady = tallySteady(steadyIds, hits);
+  return { skipped, killsFired, chaosEnd, steady };
+}
+
+/** How the end of the chaos went: when every resource settled, and the readings that failed meanwhile. */
+interface Settled {
+  convergedAt: number | undefined;
+  unsettled: string[];
+  failedReadings: string[];
 }
 
 /** Convergence, then the final reading and checks. */
-async function settle(run: Run): Promise<{ convergedAt: number | undefined; unsettled: string[] }> {
+async function settle(run: Run): Promise<Settled> {
   const { readers, checker, violations, options } = run;
-  const convergedAt = await converge(readers, options.convergenceTimeoutSec * 1000);
-  const unsettled = convergedAt === undefined ? checker.unsettled() : [];
+  const { convergedAt, unsettled, failedReadings } = await converge(
+    {
+      read: () => readCluster(readers.cluster),
+      observe: (lists, readAt) => {
+        checker.observeCluster(lists, readAt);
+        readers.spend?.observeCluster(lists, readAt);
+      },
+      unsettled: () => checker.unsettled(),
+    },
+    { timeoutMs: options.convergenceTimeoutSec * 1000, intervalMs: 1000, startedAt: run.startedAt },
+  );
+  for (const failed of failedReadings)
+    readers.logger.warn({ failed }, "cluster reading failed while converging");
   await readers.creates.collect(run.env.simulator);
   if (convergedAt !== undefined) await checkStalledCallsNow(run);
   const reading = await finalReading(readers);
@@ -243,19 +287,10 @@ async function settle(run: Run): Promise<{ convergedAt: number | undefined; unse
   }
   checkDestroys(readers.destroys.all(), run.ledger.created(), violations, run.ledger.foreign);
   checkConverged(convergedAt, unsettled, options.convergenceTimeoutSec, violations);
-  return { convergedAt, unsettled };
+  return { convergedAt, unsettled, failedReadings };
 }
 
-async function summarize(
-  run: Run,
-  phases: {
-    skipped: string[];
-    killsFired: number;
-    chaosEnd: number;
-    convergedAt: number | undefined;
-    unsettled: string[];
-  },
-): Promise<ChaosResult> {
+async function summarize(run: Run, phase: ChaosPhase, settled: Settled): Promise<ChaosResult> {
   const { options, operator, readers, checker, driver, mover } = run;
   const fired = [...mover.fired.values()].reduce((a, b) => a + b, 0);
   if (fired < run.moves.length)
@@ -273,8 +308,13 @@ async function summarize(
     plan: run.plan,
     load: run.load.counts,
     loadFailed: run.load.counts.failed,
-    kills: { planned: run.kills.length, fired: phases.killsFired },
-    faults: { planned: tallyFaults(run.events), fired: driver.fired, failures: driver.failures },
+    kills: { planned: run.kills.length, fired: phase.killsFired },
+    faults: {
+      planned: tallyFaults(run.events),
+      fired: driver.fired,
+      failures: driver.failures,
+      steady: phase.steady,
+    },
     secrets: driver.secrets,
     delayedSpending: driver.delayedSpending,
     operator: { kills: operator.kills, starts: operator.starts, unexpectedExits: operator.unexpectedExits },
@@ -283,12 +323,20 @@ async function summarize(
     destroys: readers.destroys.byOperation(),
     spend: run.spend,
     seen: Object.fromEntries(Object.entries(checker.seen).map(([kind, ids]) => [kind, ids.size])),
-    checks: { passes: checker.passes, skipped: phases.skipped },
+    checks: {
+      passes: checker.passes,
+      skipped: [...phase.skipped, ...settled.failedReadings],
+      matched: {
+        "spend-within-limit": (run.spend?.orders ?? 0) + (run.spend?.appCalls ?? 0),
+        "no-destroy-while-managed": readers.destroys.all().length,
+        "no-key-in-logs": run.logLines ?? 0,
+      },
+    },
     violations: run.violations.list(),
     problems: run.problems,
     convergedSec:
-      phases.convergedAt === undefined ? undefined : (phases.convergedAt - phases.chaosEnd) / 1000,
-    unsettled: phases.unsettled,
+      settled.convergedAt === undefined ? undefined : (settled.convergedAt - phase.chaosEnd) / 1000,
+    unsettled: settled.unsettled,
     wallSec: (Date.now() - run.startedAt) / 1000,
     logDir: options.keep ? run.env.dir : undefined,
   };
@@ -372,24 +420,6 @@ async function killAt(times: number[], startedAt: number, kill: () => Promise<vo
   }
 }
 
-/** Waits until every resource settled (checking the cluster only); the wall-clock ms when it did. */
-async function converge(readers: Readers, timeoutMs: number): Promise<number | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const readAt = Date.now();
-    try {
-      const lists = await readCluster(readers.cluster);
-      readers.checker.observeCluster(lists, readAt);
-      readers.spend?.observeCluster(lists, readAt);
-      if (readers.checker.unsettled().length === 0) return readAt;
-    } catch (error) {
-      readers.logger.warn({ error: String(error) }, "cluster reading failed while converging");
-    }
-    await sleep(1000);
-  }
-  return undefined;
-}
-
 /** The last reading of both sides, asked again a few times if a reading fails. */
 async function finalReading(readers: Readers) {
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -427,7 +457,7 @@ async function checkStalledCallsNow(run: Run): Promise<void> {
 async function checkLogs(run: Run): Promise<void> {
   const path = run.operator.logPath;
   try {
-    checkLogText(await readFile(path, "utf8"), run.env.tokens, run.violations);
+    run.logLines = checkLogText(await readFile(path, "utf8"), run.env.tokens, run.violations);
   } catch (error) {
     run.problems.push(`the operator log ${path} could not be read for no-key-in-logs: ${String(error)}`);
   }

@@ -286,3 +286,127 @@ describe("the SpendLimit over a run", () => {
     expect(limits.changes).toBe(3);
   });
 });
+
+describe("spend within the limit: what is counted", () => {
+  const limit = { namespace: "ns", name: "limit", limitMicros: 2 * serverPrice };
+
+  /** `so` holds ord_1 (status as given) from t0; ord_2 (one server, of `so-2`) is placed at t0 + 15 s. */
+  function placed(
+    s: {
+      firstStatus?: Record<string, unknown>;
+      ord1?: { state?: string; servers: string[]; charge?: string };
+      callAt?: number;
+      operation?: string;
+      ord1Resource?: PlannedResource;
+      wallOf?: (sim: number) => number;
+      /** When the two readings of both sides were taken (wall ms). */
+      readingsAt?: number[];
+    } = {},
+  ) {
+    const holder = s.ord1Resource ?? first;
+    const { ledger, violations, found } = world(first, second);
+    const history = new SpendHistory(limit, ledger);
+    const status = s.firstStatus ?? { orderId: "ord_1", cost };
+    for (const at of s.readingsAt ?? [t0 + 10_000, t0 + 20_000]) {
+      history.observeCluster(
+        cluster(
+          { kind: "ServerOrder", resource: inCluster(holder, status) },
+          { kind: "ServerOrder", resource: inCluster(second, { orderId: "ord_2" }) },
+        ),
+        at,
+      );
+      const ord1 = s.ord1 ?? { servers: ["running", "running"] };
+      const snapshot = placedAt(
+        service({
+          orders: [
+            { id: "ord_1", count: 2, ...ord1 },
+            { id: "ord_2", state: "provisioning", count: 1, servers: [] },
+          ],
+        }),
+        { ord_1: t0 + 1_000, ord_2: t0 + 15_000 },
+      );
+      const charged =
+        s.ord1?.charge === undefined
+          ? snapshot
+          : {
+              ...snapshot,
+              servers: snapshot.servers.map((server) =>
+                server.orderId === "ord_1" ? { ...server, currentHourlyCost: s.ord1?.charge } : server,
+              ),
+            };
+      history.observeService(charged, at);
+    }
+    const call = provision("req_2", s.callAt ?? t0 + 15_000);
+    history.addCalls([
+      provision("req_1", t0 + 1_000),
+      s.operation === "none" ? { ...call, operation: null } : call,
+    ]);
+    const summary = history.check(s.wallOf ?? ((sim) => sim), violations);
+    return { found: found(), summary, detail: violations.list()[0]?.detail };
+  }
+
+  it("counts a server at the charge the service states for it", () => {
+    expect(placed({ ord1: { servers: ["running", "running"], charge: "0.0100" } }).found).toEqual([]);
+    expect(placed({ ord1: { servers: ["running", "running"], charge: "0.0600" } }).found).toEqual([
+      "spend-within-limit",
+    ]);
+  });
+
+  it("counts the orders a ServerOrder's status lists as growth or replacement orders", () => {
+    const replacement = { orderId: "ord_0", cost, replacements: [{ orderId: "ord_1" }] };
+    expect(placed({ firstStatus: replacement }).found).toEqual(["spend-within-limit"]);
+    const growth = { orderId: "ord_0", cost, growthOrders: [{ id: "ord_1" }] };
+    expect(placed({ firstStatus: growth }).found).toEqual(["spend-within-limit"]);
+    expect(placed({ firstStatus: { orderId: "ord_0", cost } }).found).toEqual([]);
+  });
+
+  it("does not count a ServerOrder's servers before its status states a cost", () => {
+    expect(placed({ firstStatus: { orderId: "ord_1" } }).found).toEqual([]);
+  });
+
+  it("matches a call to an order made within a second of it, not later", () => {
+    expect(placed({ callAt: t0 + 14_000 }).found).toEqual(["spend-within-limit"]);
+    const late = placed({ callAt: t0 + 13_999 });
+    expect(late.found).toEqual([]);
+    expect(late.summary.orders).toBe(1);
+  });
+
+  it("takes a call the log does not name as a provisionServers", () => {
+    expect(placed({ operation: "none" }).detail).toMatch(/^provisionServers req_2 placed ord_2 /);
+  });
+
+  it("stops counting a pending order's room after 30 minutes", () => {
+    const pending = { state: "provisioning", servers: [] };
+    expect(placed({ ord1: pending }).found).toEqual(["spend-within-limit"]);
+    // The second call 31 minutes after the first on the wall clock, between two readings.
+    const wallOf = (sim: number) => (sim >= t0 + 15_000 ? sim + 31 * 60_000 : sim);
+    const readingsAt = [t0 + 10_000, t0 + 15_000 + 32 * 60_000];
+    expect(placed({ ord1: pending, readingsAt }).found).toEqual(["spend-within-limit"]);
+    expect(placed({ ord1: pending, wallOf, readingsAt }).found).toEqual([]);
+  });
+
+  it("reports what it checked: the orders placed in the namespace and the most counted at one of them", () => {
+    expect(placed({ ord1: { servers: ["running", "deprovisioning"] } }).summary).toMatchObject({
+      limit,
+      orders: 2,
+      peakMicros: 2 * serverPrice,
+    });
+  });
+});
+
+describe("the SpendLimit's plan", () => {
+  it("has none without namespaces, and leaves copies and other kinds out", () => {
+    expect(planSpendLimit({ namespaces: [], resources: [] })).toBeUndefined();
+    const copy = {
+      ...first,
+      name: "copy",
+      key: "ns/ServerOrder/copy",
+      role: { type: "copy" as const, source: first.key },
+    };
+    const limit = planSpendLimit({
+      namespaces: [{ name: "ns", credentials: "own" }],
+      resources: [first, copy],
+    });
+    expect(limit?.limitMicros).toBe(Math.ceil((2 * serverPrice * 1.15) / 10_000) * 10_000);
+  });
+});

@@ -13,8 +13,17 @@ function clean(): RunRecord {
   return {
     violations: [],
     kills: { planned: 12, fired: 12 },
-    faults: { planned: tallyFaults(events), fired: tallyFaults(events), failures: [] },
-    checks: { passes: 40, skipped: [] },
+    faults: {
+      planned: tallyFaults(events),
+      fired: tallyFaults(events),
+      failures: [],
+      steady: [
+        { name: "act-then-drop on createGrid", hits: 3 },
+        { name: "503 on every operation", hits: 120 },
+      ],
+    },
+    operator: { unexpectedExits: [] },
+    checks: { passes: 40, skipped: [], matched: { "spend-within-limit": 6, "no-key-in-logs": 900 } },
     loadFailed: 0,
     problems: [],
   };
@@ -53,6 +62,34 @@ describe("the chaos run's verdict", () => {
         r.faults.fired = tallyFaults(events.slice(1));
       },
       "fault storm: 1 fired of 2 planned",
+    ],
+    [
+      "a steady fault that never hit a request",
+      (r) => {
+        r.faults.steady[0] = { name: "act-then-drop on createGrid", hits: 0 };
+      },
+      "steady fault act-then-drop on createGrid never hit a request",
+    ],
+    [
+      "no steady faults at all",
+      (r) => {
+        r.faults.steady = [];
+      },
+      "the run had no steady faults",
+    ],
+    [
+      "an operator exit nobody planned",
+      (r) => {
+        r.operator.unexpectedExits = ["exit 1", "SIGSEGV"];
+      },
+      "the operator exited 2 times on its own (exit 1, SIGSEGV)",
+    ],
+    [
+      "a check that matched nothing",
+      (r) => {
+        r.checks.matched["spend-within-limit"] = 0;
+      },
+      "spend-within-limit matched nothing: the check saw nothing to check",
     ],
     [
       "a fault that failed to apply",

@@ -3,10 +3,8 @@
  * error, with the text of docs/troubleshooting/reasons.yaml. Generation fails when the code defines
  * a reason or error that has no entry there, or an entry names one the code no longer defines.
  */
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
-import { z } from "zod";
+import type { z } from "zod";
 import { controlPlaneErrorCodes } from "../../src/control-plane/errors.ts";
 import { GridReason } from "../../src/controllers/grid/plan.ts";
 import { OrderReason } from "../../src/controllers/server-order/plan-common.ts";
@@ -17,38 +15,24 @@ import { startupErrorCodes } from "../../src/operator/preflight.ts";
 import type { KubeErrorCode } from "../../src/runtime/errors.ts";
 import { anchor, cell, table } from "./markdown.ts";
 import { literalReasons } from "./reason-scan.ts";
+import {
+  type ConditionName,
+  conditionOrder,
+  type entrySchema,
+  type ReasonsSource,
+  readReasonsSource,
+} from "./reasons-source.ts";
 
-export const reasonsSourcePath = fileURLToPath(
-  new URL("../../docs/troubleshooting/reasons.yaml", import.meta.url),
-);
+export {
+  type ReasonsSource,
+  readReasonsSource,
+  reasonsSourcePath,
+  reasonsSourceSchema,
+} from "./reasons-source.ts";
+
 export const reasonsPagePath = fileURLToPath(
   new URL("../../docs/troubleshooting/reasons.md", import.meta.url),
 );
-
-/** The conditions a reason is written under, in the order the page lists them. */
-const conditionOrder = [
-  "Stalled",
-  "Reconciling",
-  "Ready",
-  "Built",
-  "EndpointReady",
-  "Ordered",
-  "Replaced",
-] as const;
-type ConditionName = (typeof conditionOrder)[number];
-
-const entrySchema = z.strictObject({ means: z.string().min(1), do: z.string().min(1) });
-const reasonEntrySchema = entrySchema.extend({ conditions: z.array(z.enum(conditionOrder)) });
-
-export const reasonsSourceSchema = z.strictObject({
-  reasons: z.record(z.string(), reasonEntrySchema),
-  startup: z.strictObject({
-    operator: z.record(z.string(), entrySchema),
-    controlPlane: z.record(z.string(), entrySchema),
-  }),
-  notes: z.array(z.string()).default([]),
-});
-export type ReasonsSource = z.output<typeof reasonsSourceSchema>;
 
 /**
  * What the code defines: every condition reason, as a constant or as a literal the code writes
@@ -79,10 +63,6 @@ export function definedReasons(): DefinedReasons {
     ],
     controlPlaneStartup: [...controlPlaneErrorCodes],
   };
-}
-
-export function readReasonsSource(path = reasonsSourcePath): ReasonsSource {
-  return reasonsSourceSchema.parse(parse(readFileSync(path, "utf8")));
 }
 
 /** Throws, naming each one, when the code and the entries disagree. */
