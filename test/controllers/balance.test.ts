@@ -1,6 +1,13 @@
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { fastPolls, hasCondition, sleep, until, useOperatorEnvironment } from "./support.ts";
+import {
+  fastPolls,
+  hasCondition,
+  reconciledMore,
+  reconciles,
+  until,
+  useOperatorEnvironment,
+} from "./support.ts";
 
 // Balance, spend and runway per credential, as metrics and a Warning on the credentials Secret.
 
@@ -61,7 +68,12 @@ describe("Balance and runway", () => {
     await until(async () => ((await runway()) ?? 99) < 24, "the runway to fall under 24 h");
     expect((await runway()) ?? 0).toBeGreaterThan(first - 65 - 1);
     await env.waitForEvent("berth-credentials", "BalanceRunwayLow");
-    await sleep(1500);
+    // Later looks read the balance again, still under 24 h: no second Warning (nor a repeat in its series).
+    const looks = await reconciles(registry, "billing");
+    const read = env.requests("getBalance").length;
+    await reconciledMore(registry, "billing", looks, 3);
+    expect(env.requests("getBalance").length).toBeGreaterThan(read);
+    expect(await env.eventCount("berth-credentials", "BalanceRunwayLow")).toBe(1);
     const notes = await env.eventNotes("berth-credentials", "BalanceRunwayLow");
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(/credential key-[0-9a-f]{12} \(0\.\d+ USD\) lasts \d+\.\d h/);
@@ -73,7 +85,8 @@ describe("Balance and runway", () => {
 
   it("without billing:read: no billing call, no balance or runway", async () => {
     const { registry } = await start(["projects:admin", "apps:write", "compute:spend"]);
-    await sleep(1500);
+    // Looks at the credential of the costed App, each after the interval (a balance read would be due).
+    await reconciledMore(registry, "billing", await reconciles(registry, "billing"), 3);
     expect(env.requests("getBalance")).toEqual([]);
     expect(env.requests("getCosts")).toEqual([]);
     expect(await series(registry, "berth_credential_balance")).toEqual(new Map());

@@ -1,8 +1,9 @@
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig } from "../support/kube.ts";
 import { serviceHttp } from "../support/service-http.ts";
-import { sleep, until, useOperatorEnvironment } from "./support.ts";
+import { reconciledMore, reconciles, until, useOperatorEnvironment } from "./support.ts";
 
 interface ServiceGrid {
   id: string;
@@ -109,13 +110,18 @@ describe("Grid", () => {
     const service = await setUp();
     env.sim.injectFault({ operation: "createGrid", dropResponse: true, forgetIdempotency: true, times: 1 });
     const lookups = env.sim.injectFault({ operation: "listGrids", status: 503 });
-    await env.startOperator();
+    const registry = new Registry();
+    await env.startOperator({ registry });
     await objects.create("grids", "edge", { displayName: "edge-uncertain" });
     await until(() => env.requests("createGrid").length === 1, "the dropped create");
     await objects.remove("grids", "edge");
-    // The deletion is seen while lookups still fail; then the service answers them again.
+    // The deletion is seen while lookups still fail: a reconcile begun after it (the second to
+    // finish) and a failed lookup since; then the service answers them again.
     await objects.waitFor("grids", "edge", (g) => g?.metadata.deletionTimestamp !== undefined);
-    await sleep(1500);
+    const failedLookups = () => env.requests("listGrids").filter((r) => r.status === 503).length;
+    const failed = failedLookups();
+    await reconciledMore(registry, "grid", await reconciles(registry, "grid"), 2);
+    await until(() => failedLookups() > failed, "a failed lookup after the deletion");
     env.sim.clearFaults(lookups);
     await objects.waitForGone("grids", "edge", 30_000);
     expect(await service.items<ServiceGrid>("/grids?name=edge-uncertain")).toEqual([]);

@@ -1,12 +1,51 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { spawn } from "node:child_process";
 import { CoreV1Api, type V1ConfigMap } from "@kubernetes/client-node";
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { berthObjects, conditionOf, withCondition } from "../support/berth-objects.ts";
 import { kubeConfig, kubeconfigPath, unlessNotFound } from "../support/kube.ts";
-import { hasCondition, sleep, until, useOperatorEnvironment } from "./support.ts";
+import { hasCondition, reconciledMore, reconciles, until, useOperatorEnvironment } from "./support.ts";
 
-const run = promisify(execFile);
+/**
+ * `kubectl wait` on an object, as a CI job runs it. `asked` settles once kubectl's first request
+ * about the object was answered (-v=6 logs each request with its status); `done` gives its output.
+ */
+function kubectlWait(namespace: string, object: string, condition: string) {
+  const args = [
+    "--kubeconfig",
+    kubeconfigPath(),
+    "-n",
+    namespace,
+    "-v=6",
+    "wait",
+    object,
+    condition,
+    "--timeout=30s",
+  ];
+  const child = spawn("kubectl", args, { timeout: 40_000 });
+  const plural = object.split("/")[0] ?? "";
+  const answered = new RegExp(`/namespaces/${namespace}/${plural}s\\S*\\s+\\d{3}\\s`);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += String(chunk);
+  });
+  const asked = new Promise<void>((resolve, reject) => {
+    child.stderr.on("data", (chunk) => {
+      stderr += String(chunk);
+      if (answered.test(stderr)) resolve();
+    });
+    child.on("close", () => reject(new Error(`kubectl ended before asking about ${object}: ${stderr}`)));
+  });
+  const done = new Promise<string>((resolve, reject) => {
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(stdout)
+        : reject(new Error(`kubectl wait ${condition} failed (${code}): ${stderr}`)),
+    );
+  });
+  return { asked, done };
+}
 const ready = "berth.dev/ready";
 
 /**
@@ -40,25 +79,17 @@ describe("outputs for other workloads", () => {
     await env.startOperator();
     await env.create("projects", "demo", {});
     // As a CI job would, from before the App exists: wait for the ConfigMap, then for its ready label.
-    const kubectlWait = (condition: string) =>
-      run(
-        "kubectl",
-        [
-          "--kubeconfig",
-          kubeconfigPath(),
-          "-n",
+    const created = kubectlWait(env.namespace, "configmap/web-outputs", "--for=create");
+    const waited = created.done.then(
+      () =>
+        kubectlWait(
           env.namespace,
-          "wait",
           "configmap/web-outputs",
-          condition,
-          "--timeout=30s",
-        ],
-        { timeout: 40_000 },
-      );
-    const waited = kubectlWait("--for=create").then(() =>
-      kubectlWait("--for=jsonpath={.metadata.labels.berth\\.dev/ready}=true"),
+          "--for=jsonpath={.metadata.labels.berth\\.dev/ready}=true",
+        ).done,
     );
-    await sleep(1000);
+    // kubectl has asked the API server about the ConfigMap (and was told it isn't there) before the App is made.
+    await created.asked;
     await env.create("apps", "web", {
       projectRef: { name: "demo" },
       image: "nginx:1.27",
@@ -66,7 +97,7 @@ describe("outputs for other workloads", () => {
       outputs: { configMapName: "web-outputs" },
     });
     const app = await env.waitFor("apps", "web", hasCondition("Ready"));
-    expect((await waited).stdout).toContain("condition met");
+    expect(await waited).toContain("condition met");
     const configMap = await waitForConfigMap("web-outputs", (c) => c?.metadata?.labels?.[ready] === "true");
     expect(configMap?.data).toEqual({
       url: app?.status?.url,
@@ -87,10 +118,12 @@ describe("outputs for other workloads", () => {
     ]);
     expect(app?.status?.outputs).toEqual({ configMapName: "web-outputs" });
 
-    // A reconcile that changes no output writes nothing.
+    // A reconcile that changes no output writes nothing (its echo is written after its writes).
     const version = configMap?.metadata?.resourceVersion;
-    await env.patch("apps", "web", { metadata: { annotations: { note: "touch" } } });
-    await sleep(1000);
+    await env.patch("apps", "web", {
+      metadata: { annotations: { "berth.dev/reconcile-requested-at": "touch" } },
+    });
+    await env.waitFor("apps", "web", (a) => a?.status?.lastHandledReconcileAt === "touch");
     expect((await readConfigMap("web-outputs"))?.metadata?.resourceVersion).toBe(version);
 
     await env.patch("apps", "web", { spec: { outputs: { configMapName: "web-endpoints" } } });
@@ -199,10 +232,17 @@ describe("outputs for other workloads", () => {
     await objects.waitFor("projects", "demo", withCondition("Ready"));
     const written = await waitForConfigMap("demo-outputs", (c) => c?.metadata?.labels?.[ready] === "true");
     await first.stop();
-    await env.startOperator();
-    // The new operator reconciles every resource it finds; a changed value would show at once.
+    const registry = new Registry();
+    await env.startOperator({ registry });
+    // The new operator reconciles every resource it finds, and again when one changes: each of
+    // those reconciles would write a changed value.
+    await until(
+      async () => (await reconciles(registry, "project")) >= 1,
+      "the restarted operator's first reconcile",
+    );
+    const settled = await reconciles(registry, "project");
     await objects.patch("projects", "demo", { metadata: { annotations: { note: "after restart" } } });
-    await sleep(1500);
+    await reconciledMore(registry, "project", settled);
     const after = await readConfigMap("demo-outputs");
     expect(after?.metadata?.resourceVersion).toBe(written?.metadata?.resourceVersion);
     expect(after?.data).toEqual(written?.data);

@@ -257,7 +257,15 @@ describe("restoring day-2 states without status", () => {
     const restored = await objects.waitFor("serverorders", "batch", listed(2), 60_000);
     expect(restored?.status?.folded).toEqual(folded);
     expect(withCondition("Stalled")(restored)).toBe(false);
-    await sleep(3000);
+    // A later reconcile (its echo is written after its calls) orders nothing either.
+    await objects.patch("serverorders", "batch", {
+      metadata: { annotations: { "berth.dev/reconcile-requested-at": "after-restore" } },
+    });
+    await objects.waitFor(
+      "serverorders",
+      "batch",
+      (o) => o?.status?.lastHandledReconcileAt === "after-restore",
+    );
     expect(orders()).toBe(placed);
     expect(await activeServers(account.token)).toBe(2);
     await objects.remove("serverorders", "batch");

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { kubeConfig } from "../support/kube.ts";
 import { type KubeRequest, startKubeRecordingProxy } from "../support/kube-recording-proxy.ts";
-import { hasCondition, sleep, until, useOperatorEnvironment, withSamples } from "./support.ts";
+import { hasCondition, until, useOperatorEnvironment, withSamples } from "./support.ts";
 
 type Proxy = Awaited<ReturnType<typeof startKubeRecordingProxy>>;
 
@@ -86,7 +86,10 @@ describe("the Secret cache: only the Secrets berth's resources read", () => {
     // Changes of Secrets no resource reads pass by.
     for (let i = 0; i < 5; i++) await env.putSecret(`unrelated-${i}`, { blob: "changed" });
     await env.deleteSecret("unrelated-5");
-    await sleep(1000);
+    // Then a change of the Secret the App reads: the watch delivers it after those, and the App acts on it.
+    const before = (await env.get("apps", "web"))?.status?.secretDigest;
+    await env.putSecret("web-env", { token: "three" });
+    await env.waitFor("apps", "web", (a) => a?.status?.secretDigest !== before);
     expect(secretsRead(recorded.requests)).toEqual(new Set(["berth-credentials", "web-env"]));
     // Nothing lists the Secrets that exist: one item's metadata for a version, then a metadata-only watch.
     const { lists, watches } = secretCollections(recorded.requests);
@@ -123,7 +126,10 @@ describe("the Secret cache: only the Secrets berth's resources read", () => {
     }
     await env.deleteSecret("deleted-meanwhile");
     const recorded = await startRecorded();
-    await sleep(500);
+    // A Secret given berth's finalizer after the start is read: the watch is live and acted on by then.
+    await env.putSecret("sentinel", { apiKey: owner.token, baseUrl: env.baseUrl });
+    await env.addSecretFinalizer("sentinel", "berth.dev/credentials-in-use");
+    await until(() => secretsRead(recorded.requests).has("sentinel"), "the sentinel read");
     expect(secretsRead(recorded.requests).has("old-key")).toBe(false);
 
     await env.deleteSecret("old-key");

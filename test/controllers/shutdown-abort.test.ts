@@ -1,6 +1,6 @@
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { hasCondition, sleep, until, useOperatorEnvironment } from "./support.ts";
+import { hasCondition, reconciledMore, until, useOperatorEnvironment } from "./support.ts";
 
 // Issue "Never wedge": a stop never hangs on a slow service. Past the grace period, the hosting
 // call in flight is abandoned and the operator calls the service no more.
@@ -17,7 +17,7 @@ describe("stopping with a hosting call in flight", () => {
   const env = useOperatorEnvironment();
 
   it("abandons a create the service is slow to answer once the grace period is over", async () => {
-    await env.setUp();
+    const account = await env.setUp();
     const registry = new Registry();
     const operator = await env.startOperator({ registry }, "10m", { shutdownGrace: "1s" });
     await env.create("projects", "p", {});
@@ -34,7 +34,15 @@ describe("stopping with a hosting call in flight", () => {
     expect(env.requests("createApp")).toEqual([]);
     expect(await createsEndedBy(registry)).toEqual(["aborted"]);
     const callsAtStop = env.requests().length;
-    await sleep(1_000);
+    // A witness: an operator on another key of the same user, started after the stop, reconciles
+    // the App after an edit; a stopped operator still at work would have called with its key by then.
+    const rotated = env.sim.addKey({ userId: account.userId });
+    await env.putSecret("berth-credentials", { apiKey: rotated.token, baseUrl: env.baseUrl });
+    const witness = new Registry();
+    await env.startOperator({ registry: witness });
+    await env.patch("apps", "slow", { metadata: { labels: { touched: "after-stop" } } });
+    await until(() => env.sim.requests().some((r) => r.keyId === rotated.id), "the witness's first call");
+    await reconciledMore(witness, "app", 0, 2);
     expect(env.requests().length).toBe(callsAtStop);
   });
 });

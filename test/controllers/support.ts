@@ -261,6 +261,13 @@ export function useOperatorEnvironment(options: SimulatorOptions = {}) {
         .filter((e) => e.regarding?.name === name && e.reason === reason)
         .map((e) => e.note ?? "");
     },
+    /** Times an event with this reason was recorded about an object: repeats of one note fold into its series. */
+    async eventCount(name: string, reason: string): Promise<number> {
+      const list = await events.listNamespacedEvent({ namespace: state.namespace });
+      return list.items
+        .filter((e) => e.regarding?.name === name && e.reason === reason)
+        .reduce((sum, e) => sum + (e.series?.count ?? 1), 0);
+    },
     /** Whether the injected fault `id` has hit as many requests as its `times` said. */
     faultSpent(id: string): boolean {
       return sim()
