@@ -4,7 +4,7 @@ import { policySwitch } from "./moves-plan.ts";
 import { parseOptions } from "./options.ts";
 import { seededPlan } from "./seeded-plan.ts";
 
-const ci = () => seededPlan(parseOptions(["--short", "--seed", "130"]));
+const ci = () => seededPlan(parseOptions(["--short", "--seed", "130", "--moves"]));
 
 describe("the moves of the chaos plan", () => {
   it("set every Namespace annotation with a value berth reads and with one it can't, some across a restart", () => {
@@ -24,7 +24,7 @@ describe("the moves of the chaos plan", () => {
 
   it("never defaults a namespace to Observe while one of its resources is deleted", () => {
     for (const seed of [1, 2, 3, 130, 131]) {
-      const { plan, moves } = seededPlan(parseOptions(["--short", "--seed", String(seed)]));
+      const { plan, moves } = seededPlan(parseOptions(["--short", "--seed", String(seed), "--moves"]));
       for (const m of moves) {
         if (m.type !== "namespaceNote" || m.value !== "Observe") continue;
         const deletes = plan.resources.filter(
@@ -57,7 +57,7 @@ describe("the moves of the chaos plan", () => {
     expect(limits.filter((l) => l.factor === 1 && l.action !== "delete").length).toBe(3);
     // The SpendLimit hold of a held create lowers the limit to nothing: no other change of it meanwhile.
     for (const seed of [1, 2, 3, 130, 131]) {
-      const { moves: seeded } = seededPlan(parseOptions(["--short", "--seed", String(seed)]));
+      const { moves: seeded } = seededPlan(parseOptions(["--short", "--seed", String(seed), "--moves"]));
       const held = seeded.find((m) => m.type === "heldCreate" && m.hold === "spendLimit");
       if (held?.type !== "heldCreate") throw new Error("no SpendLimit hold");
       const inside = seeded.filter(
@@ -84,7 +84,7 @@ describe("the moves of the chaos plan", () => {
 describe("the adoptions of the chaos plan", () => {
   it("adopt ServerOrders by the orders their sources hold, after those came, and run berth import", () => {
     for (const seed of [130, 131, 7]) {
-      const { plan, ownership } = seededPlan(parseOptions(["--short", "--seed", String(seed)]));
+      const { plan, ownership } = seededPlan(parseOptions(["--short", "--seed", String(seed), "--moves"]));
       const adopts = ownership.flatMap((e) => (e.type === "adopt" ? [e] : []));
       const byOrder = adopts.filter((a) => a.orderOf !== undefined);
       // CI's seed adopts by an order ID; others may find no ServerOrder free of the other faults.

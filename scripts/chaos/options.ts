@@ -18,6 +18,8 @@ export interface ChaosOptions {
   operator: "scaled" | "cli";
   keep: boolean;
   logLevel: string;
+  /** Plan the user moves of issue 44 (namespace annotations, held creates, SpendLimit changes). */
+  moves: boolean;
 }
 
 const modes = {
@@ -55,10 +57,11 @@ const argsSchema = z.object({
   "clock-speed": z.coerce.number().int().min(1).max(100).default(20),
   operator: z.enum(["scaled", "cli"]).default("scaled"),
   keep: z.boolean().default(false),
+  moves: z.boolean().default(false),
   "log-level": z.enum(["debug", "info", "warn", "error"]).default("warn"),
 });
 
-export const usage = `Usage: npm run chaos -- [--short] [--seed N] [--duration 16m] [--clock-speed 20] [--operator scaled|cli] [--keep]
+export const usage = `Usage: npm run chaos -- [--short] [--seed N] [--duration 16m] [--clock-speed 20] [--operator scaled|cli] [--keep] [--moves]
 
 A seeded chaos run of the operator against the simulator and a local control plane; it prints its
 invariants, how many of each planned fault and SIGKILL fired, and a verdict. It exits non-zero when
@@ -71,6 +74,9 @@ fault or SIGKILL that did not fire, a check that failed, a log it could not read
   --operator      scaled (default): startOperator with the timings scaled to the clock;
                   cli: \`berth operator\` as shipped (real-time timings, slower to converge)
   --keep          keep the work directory (operator log, control-plane log)
+  --moves         add the user moves (Namespace annotations, held creates, SpendLimit changes,
+                  policy switches, adoptions by every order ID, berth import); off by default
+                  until the defects they find are fixed (docs/architecture.md)
 `;
 
 export function parseOptions(argv: string[]): ChaosOptions {
@@ -84,6 +90,7 @@ export function parseOptions(argv: string[]): ChaosOptions {
       "clock-speed": { type: "string" },
       operator: { type: "string" },
       keep: { type: "boolean" },
+      moves: { type: "boolean" },
       "log-level": { type: "string" },
     },
   });
@@ -99,5 +106,6 @@ export function parseOptions(argv: string[]): ChaosOptions {
     operator: args.operator,
     keep: args.keep,
     logLevel: args["log-level"],
+    moves: args.moves,
   };
 }

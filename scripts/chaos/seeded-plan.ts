@@ -7,7 +7,9 @@ import { Random } from "./random.ts";
 import { planSpendLimit } from "./spend.ts";
 
 /** The load, the ownership faults and the moves on it, from the seed alone (both adjust the load). */
-export function seededPlan(options: Pick<ChaosOptions, "seed" | "sizes" | "chaosSec" | "operator">): {
+export function seededPlan(
+  options: Pick<ChaosOptions, "seed" | "sizes" | "chaosSec" | "operator"> & { moves?: boolean },
+): {
   plan: LoadPlan;
   ownership: OwnershipEvent[];
   moves: MoveEvent[];
@@ -23,9 +25,12 @@ export function seededPlan(options: Pick<ChaosOptions, "seed" | "sizes" | "chaos
     chaosSec: options.chaosSec,
     writeTimeoutMs: writeTimeoutOf(options.operator),
   });
-  const moves = planMoves(Random.forPurpose(options.seed, "moves"), plan, {
-    chaosSec: options.chaosSec,
-    limit: planSpendLimit(plan),
-  });
+  const moves =
+    options.moves === false
+      ? []
+      : planMoves(Random.forPurpose(options.seed, "moves"), plan, {
+          chaosSec: options.chaosSec,
+          limit: planSpendLimit(plan),
+        });
   return { plan, ownership, moves };
 }
