@@ -2,7 +2,7 @@ import type { Build, Me, App as ServiceApp, AppStatus as ServiceStatus } from ".
 import type { Problem } from "../service/failure.ts";
 import type { Owner } from "../service/ownership.ts";
 import type { Schedule } from "../skeleton/kind.ts";
-import { newReadMemory } from "../skeleton/memory.ts";
+import { type Met, newReadMemory } from "../skeleton/memory.ts";
 import { earliest } from "../skeleton/schedule.ts";
 import type { BuildLog } from "./build-log.ts";
 import type { DesiredApp } from "./desired.ts";
@@ -119,9 +119,9 @@ export interface AppMemory {
 }
 
 /** See `newReadMemory`. */
-export function newAppMemory(): AppMemory {
+export function newAppMemory(met?: Met): AppMemory {
   return {
-    ...newReadMemory(),
+    ...newReadMemory(met),
     external: unknownExternal(),
     statusDueAt: undefined,
     buildDueAt: undefined,

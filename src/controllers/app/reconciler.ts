@@ -26,7 +26,7 @@ export function appReconciler(deps: ControllerDeps, listings: DriftListings): Re
     type: appType,
     schema: appSchema,
     observe: (app, memory, hosting) =>
-      observeApp({ ...deps, hosting }, app, memory ?? newAppMemory(), listings),
+      observeApp({ ...deps, hosting }, app, memory ?? newAppMemory(app), listings),
     ...appPlans(polls),
     perform: performApp(polls),
     learn: learnApp,

@@ -1,7 +1,7 @@
 import type { Me, Grid as ServiceGrid } from "../../hosting/index.ts";
 import type { Problem } from "../service/failure.ts";
 import type { Owner } from "../service/ownership.ts";
-import { newReadMemory, type ReadMemory, readMemoryOf } from "../skeleton/memory.ts";
+import { type Met, newReadMemory, type ReadMemory, readMemoryOf } from "../skeleton/memory.ts";
 
 /** What the Grid controller remembers about one Grid between reconciles. */
 export interface GridMemory extends ReadMemory {
@@ -10,8 +10,8 @@ export interface GridMemory extends ReadMemory {
 }
 
 /** See `newReadMemory`. */
-export function newGridMemory(): GridMemory {
-  return { ...newReadMemory(), grid: undefined };
+export function newGridMemory(met?: Met): GridMemory {
+  return { ...newReadMemory(met), grid: undefined };
 }
 
 /** What is kept of a reconcile's knowledge for the next one. */

@@ -17,7 +17,8 @@ export function gridReconciler(deps: ControllerDeps): Reconciler {
   return kindReconciler(deps, {
     type: gridType,
     schema: gridSchema,
-    observe: (grid, memory, hosting) => observeGrid({ ...deps, hosting }, grid, memory ?? newGridMemory()),
+    observe: (grid, memory, hosting) =>
+      observeGrid({ ...deps, hosting }, grid, memory ?? newGridMemory(grid)),
     ...gridPlans,
     perform: performGrid,
     learn: learnGrid,

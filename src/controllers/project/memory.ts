@@ -2,7 +2,7 @@ import type { Me, Project as ServiceProject, Share } from "../../hosting/index.t
 import type { KubeObject } from "../../runtime/index.ts";
 import type { Problem } from "../service/failure.ts";
 import type { Owner } from "../service/ownership.ts";
-import { newReadMemory, type ReadMemory, readMemoryOf } from "../skeleton/memory.ts";
+import { type Met, newReadMemory, type ReadMemory, readMemoryOf } from "../skeleton/memory.ts";
 
 /** What the Project controller remembers about one Project between reconciles. */
 export interface ProjectMemory extends ReadMemory {
@@ -15,8 +15,8 @@ export interface ProjectMemory extends ReadMemory {
 }
 
 /** See `newReadMemory`. */
-export function newProjectMemory(): ProjectMemory {
-  return { ...newReadMemory(), project: undefined, shares: undefined, emailUsers: {} };
+export function newProjectMemory(met?: Met): ProjectMemory {
+  return { ...newReadMemory(met), project: undefined, shares: undefined, emailUsers: {} };
 }
 
 /** What is kept of a reconcile's knowledge for the next one. */

@@ -28,7 +28,7 @@ export function projectKind(
     type: projectType,
     schema: projectSchema,
     observe: (project, memory, hosting) =>
-      observeProject({ ...deps, hosting }, project, memory ?? newProjectMemory()),
+      observeProject({ ...deps, hosting }, project, memory ?? newProjectMemory(project)),
     ...projectPlans,
     perform: performProject,
     learn: learnProject,

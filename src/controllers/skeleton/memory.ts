@@ -1,3 +1,5 @@
+import { annotations, finalizer } from "../../api/meta.ts";
+
 /** What a controller remembers of one external object's reads (the object itself aside). */
 export interface ReadMemory {
   /** The service answered 404 for the recorded object. */
@@ -33,19 +35,40 @@ export function readMemoryOf(knowledge: ReadMemory): ReadMemory {
   return { gone, driftDueAt, readGeneration, servedRequest, uncertainCreate, refusedCreates };
 }
 
+/** The parts of a resource met for the first time that memory starts from. */
+export interface Met {
+  metadata: { finalizers?: string[] | undefined; annotations?: Record<string, string> | undefined };
+  status?: { intents?: unknown } | undefined;
+}
+
 /**
- * The memory of a resource this process meets for the first time. Nothing is inferred from what
- * the object carries (berth's finalizer says nothing about a create: it may have gone on while
- * every create was held): a create whose answer no one heard is known by its Pending intent,
- * which status and the berth.dev/owned annotation keep across restarts and restores.
+ * A resource last written by a release that kept no intents (before status.intents and
+ * berth.dev/owned) and carrying berth's finalizer: that release added it before its first create,
+ * so a create may have acted unheard and is looked up once. Today's releases add the finalizer only
+ * just before an admitted call and record each create as an intent, so nothing else is inferred
+ * from the finalizer (it says nothing of a same-named object a person made).
  */
-export function newReadMemory(): ReadMemory {
+export function writtenWithoutIntents(met: Met): boolean {
+  return (
+    (met.metadata.finalizers ?? []).includes(finalizer) &&
+    met.metadata.annotations?.[annotations.owned] === undefined &&
+    met.status?.intents === undefined
+  );
+}
+
+/**
+ * The memory of a resource this process meets for the first time: a create whose answer no one
+ * heard is known by its Pending intent, which status and the berth.dev/owned annotation keep across
+ * restarts and restores; only an object from a release without intents is looked up on its
+ * finalizer (`writtenWithoutIntents`).
+ */
+export function newReadMemory(met?: Met): ReadMemory {
   return {
     gone: false,
     driftDueAt: undefined,
     readGeneration: undefined,
     servedRequest: undefined,
-    uncertainCreate: false,
+    uncertainCreate: met !== undefined && writtenWithoutIntents(met),
     refusedCreates: 0,
   };
 }
