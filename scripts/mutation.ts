@@ -5,29 +5,9 @@
 // `npm test` when a mutated file changed since its score was recorded.
 import { performance } from "node:perf_hooks";
 import { Stryker } from "@stryker-mutator/core";
-import { type MutationGroup, mutationGroups } from "./mutation/groups.ts";
+import { parseMutationArgs } from "./mutation/args.ts";
+import type { MutationGroup } from "./mutation/groups.ts";
 import { type GroupScore, readScores, scoreGroup, writeScores } from "./mutation/scores.ts";
-
-function parseArgs(argv: string[]): { groups: MutationGroup[]; concurrency: number } {
-  let concurrency = 2;
-  const names: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    if (arg === "--concurrency") concurrency = Number(argv[++i]);
-    else names.push(arg);
-  }
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new Error("--concurrency takes a whole number of test runners, at least 1");
-  const groups = names.length === 0 ? [...mutationGroups] : names.map(groupNamed);
-  return { groups, concurrency };
-}
-
-function groupNamed(name: string): MutationGroup {
-  const group = mutationGroups.find((g) => g.name === name);
-  if (group === undefined)
-    throw new Error(`no mutation group ${name}: choose from ${mutationGroups.map((g) => g.name).join(", ")}`);
-  return group;
-}
 
 async function runGroup(group: MutationGroup, concurrency: number): Promise<GroupScore> {
   process.env.BERTH_MUTATION_TESTS = group.tests.join(",");
@@ -55,7 +35,7 @@ function print(score: GroupScore, threshold: number): void {
   console.log(`  ${score.total.toFixed(1).padStart(5)} %  all ${Object.keys(score.files).length} files`);
 }
 
-const { groups, concurrency } = parseArgs(process.argv.slice(2));
+const { groups, concurrency } = parseMutationArgs(process.argv.slice(2));
 const recorded = await readScores();
 let below = false;
 for (const group of groups) {

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
+import { parseMutationArgs } from "../../scripts/mutation/args.ts";
 import { kinds } from "../../src/api/index.ts";
 import { parseConfig } from "../../src/cli/command.ts";
 import { findCommand } from "../../src/cli/run.ts";
@@ -78,7 +79,17 @@ async function checkNpm(args: string[]): Promise<string[]> {
     return [`package.json has no script ${script ?? "(none)"}`];
   }
   if (script === "berth" && dashes === "--") return checkBerth(scriptArgs);
+  if (script === "mutation" && dashes === "--") return checkArgs(() => parseMutationArgs(scriptArgs));
   return dashes === undefined ? [] : [`npm run ${script} passes arguments without checking them`];
+}
+
+function checkArgs(parse: () => unknown): string[] {
+  try {
+    parse();
+    return [];
+  } catch (error) {
+    return [error instanceof Error ? error.message : String(error)];
+  }
 }
 
 const berthKinds = new Set(
