@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import type { OperatorProcess } from "../support/operator-process.ts";
+import { type OperatorProcess, processOf } from "../support/operator-process.ts";
 import type { Manifest } from "./helpers.ts";
 
 interface EnvVar {
@@ -57,22 +57,5 @@ export function spawnFromDeployment(
     env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return {
-    output: () => output,
-    stderr: () => stderr,
-    exited,
-    kill: (signal) => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    },
-  };
+  return processOf(child);
 }

@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable } from "node:stream";
 
 /** A `berth operator` process, its stdout and stderr kept for the failure message. */
 export interface OperatorProcess {
@@ -22,6 +23,11 @@ export function spawnOperator(main: string, args: string[]): OperatorProcess {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  return processOf(child);
+}
+
+/** A spawned operator's output, its exit and a kill that leaves an exited process alone. */
+export function processOf(child: ChildProcessByStdio<null, Readable, Readable>): OperatorProcess {
   let output = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => {
